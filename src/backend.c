@@ -1,0 +1,59 @@
+/*
+ * backend.c: the registry of built backends and the start-up choice among
+ * them (see backend.h).
+ */
+#include "backend.h"
+
+#include <string.h>
+
+#include "log.h"
+
+static const struct west_backend *const registry[] = {
+	&west_backend_cpu,
+#ifdef WEST_HAVE_CUDA
+	&west_backend_cuda,
+#endif
+};
+
+const struct west_backend *west_backend_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+/* Is CUDA usable?  WEST_OK, or why not in err. */
+static enum west_status probe_cuda(char *err, size_t errlen)
+{
+	const struct west_backend *cuda = west_backend_find("cuda");
+	if (!cuda)
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "this build has no CUDA backend (configured --with-cuda=no or without nvcc)");
+	return cuda->probe(err, errlen);
+}
+
+enum west_status west_backend_select(enum west_backend_choice choice,
+				     const struct west_backend **out,
+				     char *note, size_t notelen,
+				     char *err, size_t errlen)
+{
+	char why[WEST_ERRLEN];
+
+	west_fail(note, notelen, WEST_OK, "backend %s requested",
+		  choice == WEST_BACKEND_AUTO ? "auto" :
+		  choice == WEST_BACKEND_CUDA ? "cuda" : "cpu");
+	*out = &west_backend_cpu;
+	if (choice == WEST_BACKEND_CPU)
+		return WEST_OK;
+	if (probe_cuda(why, sizeof why) == WEST_OK) {
+		*out = west_backend_find("cuda");
+		return WEST_OK;
+	}
+	if (choice == WEST_BACKEND_CUDA)
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "backend cuda: %s", why);
+	west_fail(note, notelen, WEST_OK, "backend auto chose cpu: %s", why);
+	west_log(WEST_LOG_NOTICE, "%s", note);
+	return WEST_OK;
+}

@@ -1,0 +1,55 @@
+/*
+ * backend.h: where the model computes (DESIGN.md section 4).
+ *
+ * A backend is a constant table of function pointers.  The CPU backend is
+ * always built and is the reference; the CUDA backend is built with
+ * --with-cuda and registered beside it.  The chosen backend is set up once:
+ * init, then upload_terrain at start and on every terrain reload (the
+ * terrain, land mask and transparencies stay resident until the next
+ * upload), then the model steps (the WEST issue adds `run`), then free.
+ * A backend's state belongs to one thread at a time (the compute worker).
+ */
+#ifndef WEST_BACKEND_H
+#define WEST_BACKEND_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "grid.h"
+#include "status.h"
+
+struct west_backend {
+	const char *name;
+	/* WEST_OK when this backend can compute on this machine; else why. */
+	enum west_status (*probe)(char *err, size_t errlen);
+	enum west_status (*init)(void **state, char *err, size_t errlen);
+	void (*free)(void *state);
+	/* Make g's terrain, land mask and transparencies resident. */
+	enum west_status (*upload_terrain)(void *state, const struct west_grid *g,
+					   char *err, size_t errlen);
+	/* One line naming the processor this state computes on. */
+	void (*describe)(void *state, char *buf, size_t len);
+	/* Bytes this state holds in device memory (0 for the CPU). */
+	size_t (*device_bytes)(void *state);
+};
+
+extern const struct west_backend west_backend_cpu;
+#ifdef WEST_HAVE_CUDA
+extern const struct west_backend west_backend_cuda;
+#endif
+
+/* The backend of that name, or NULL when unknown or not built. */
+const struct west_backend *west_backend_find(const char *name);
+
+/*
+ * Pick the backend for `choice`.  auto takes CUDA when it probes well and
+ * otherwise the CPU, logging why and writing the reason into note (for
+ * /v1/status).  cpu always succeeds; cuda fails with WEST_ERR_UNSUPPORTED
+ * and the reason when it is not built or not usable here.
+ */
+enum west_status west_backend_select(enum west_backend_choice choice,
+				     const struct west_backend **out,
+				     char *note, size_t notelen,
+				     char *err, size_t errlen);
+
+#endif

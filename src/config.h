@@ -1,0 +1,89 @@
+/*
+ * config.h: westd's configuration, one table-driven parser.
+ *
+ * A config file is "key = value" lines; '#' starts a comment (anywhere
+ * outside a double-quoted value); blank lines are ignored; a value may be
+ * double-quoted.  Every key is a row of one table (config.c): name, type,
+ * bounds, default, whether a reload may change it, and a one-line help.
+ * conf/westd.conf documents every key with its default, and a test keeps
+ * the two in step.
+ *
+ * Errors are "FILE:LINE: message" (or "ORIGIN: message" for --set): unknown
+ * key, malformed line, value of the wrong type, value out of bounds, key
+ * given twice in one file.  A failed load leaves the caller's config
+ * untouched.
+ */
+#ifndef WEST_CONFIG_H
+#define WEST_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "status.h"
+
+#define WEST_CONF_PATH_MAX 4096
+#define WEST_CONF_MAX_LEVELS 1024
+
+enum west_backend_choice { WEST_BACKEND_AUTO, WEST_BACKEND_CPU, WEST_BACKEND_CUDA };
+enum west_nodata_rule { WEST_NODATA_REFUSE, WEST_NODATA_FILL };
+
+/* Indices of the table rows, in table order; used for west_config.set[]. */
+enum west_conf_key {
+	WEST_CONF_TERRAIN,
+	WEST_CONF_TERRAIN_VARIABLE,
+	WEST_CONF_NODATA,
+	WEST_CONF_RESOLUTION,
+	WEST_CONF_NZ,
+	WEST_CONF_DZ,
+	WEST_CONF_LEVELS,
+	WEST_CONF_BASE_ALTITUDE,
+	WEST_CONF_MAX_CELLS,
+	WEST_CONF_BACKEND,
+	WEST_CONF_LOG_LEVEL,
+	WEST_CONF_NKEYS
+};
+
+struct west_config {
+	char terrain[WEST_CONF_PATH_MAX];   /* DEM path ("" = none) */
+	char terrain_variable[256];         /* NetCDF elevation variable ("" = auto) */
+	int nodata;                         /* enum west_nodata_rule */
+	double resolution;                  /* m; 0 = keep the DEM's cell size */
+	long nz;                            /* levels when `levels` is empty */
+	double dz;                          /* m, uniform level thickness */
+	double levels[WEST_CONF_MAX_LEVELS + 1]; /* face heights above base (m) */
+	size_t nlevels;                     /* 0 = use nz, dz */
+	double base_altitude;               /* m; NaN = auto (lowest terrain) */
+	long long max_cells;                /* refuse grids with more 3D cells */
+	int backend;                        /* enum west_backend_choice */
+	int log_level;                      /* enum west_log_level */
+	unsigned char set[WEST_CONF_NKEYS]; /* 1 where a file or --set gave it */
+};
+
+/* Fill c with every key's default; set[] all zero. */
+void west_config_defaults(struct west_config *c);
+
+/* Apply a file on top of c.  On error c is unchanged. */
+enum west_status west_config_load(struct west_config *c, const char *path,
+				  char *err, size_t errlen);
+
+/* Apply one "key=value" (the daemon's --set); origin prefixes errors. */
+enum west_status west_config_set(struct west_config *c, const char *assignment,
+				 const char *origin, char *err, size_t errlen);
+
+/*
+ * A reload may change only keys marked reloadable: returns WEST_ERR_INVALID
+ * naming the first other key whose value differs between old and new.
+ */
+enum west_status west_config_check_reload(const struct west_config *old,
+					  const struct west_config *new_,
+					  char *err, size_t errlen);
+
+/* Table access, for docs and tests. */
+size_t west_config_nkeys(void);
+const char *west_config_key_name(size_t i);
+int west_config_key_reloadable(size_t i);
+
+/* Write every key as "key = value" in table order (a loadable file). */
+void west_config_write(FILE *f, const struct west_config *c);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * grid.c: builds the 3D grid, land mask and face transparencies from a DEM
+ * (see grid.h for the layout and the rules).  Every size is checked before
+ * anything is allocated; the mask and transparencies are filled level by
+ * level in parallel (OpenMP), each element written exactly once.
+ */
+#include "grid.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+static enum west_status make_levels(struct west_grid *g,
+				    const struct west_config *c,
+				    char *err, size_t errlen)
+{
+	g->nz = c->nlevels ? c->nlevels - 1 : (size_t)c->nz;
+	g->zf = malloc((g->nz + 1) * sizeof *g->zf);
+	if (!g->zf)
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for levels");
+	for (size_t k = 0; k <= g->nz; k++)
+		g->zf[k] = c->nlevels ? c->levels[k] : (double)k * c->dz;
+	return WEST_OK;
+}
+
+static enum west_status check_vertical(const struct west_grid *g,
+				       float zmin, float zmax,
+				       char *err, size_t errlen)
+{
+	if (g->base > zmin)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "base_altitude %.2f m is above the lowest terrain point %.2f m",
+				 g->base, zmin);
+	if (g->base + g->zf[g->nz] <= zmax)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "grid top at %.2f m (base %.2f m + %.2f m of levels) is not above the highest terrain point %.2f m; raise nz, dz or levels",
+				 g->base + g->zf[g->nz], g->base, g->zf[g->nz], zmax);
+	return WEST_OK;
+}
+
+static enum west_status check_size(const struct west_grid *g,
+				   const struct west_config *c,
+				   char *err, size_t errlen)
+{
+	double cells = (double)g->nx * (double)g->ny * (double)g->nz;
+	if (cells > (double)c->max_cells)
+		return west_fail(err, errlen, WEST_ERR_NOMEM,
+				 "grid of %zu x %zu x %zu = %.0f cells exceeds max_cells %lld",
+				 g->nx, g->ny, g->nz, cells, c->max_cells);
+	/* per cell: land mask, three face transparencies (+ a face row each) */
+	size_t per_cell = 1 + 3 * sizeof(float);
+	size_t n = (g->nx + 1) * (g->ny + 1) * (g->nz + 1);
+	return west_check_alloc(n, per_cell, "grid", err, errlen);
+}
+
+static void fill_land(struct west_grid *g)
+{
+	size_t nx = g->nx, ny = g->ny, land = 0;
+	#pragma omp parallel for reduction(+:land) schedule(static)
+	for (size_t k = 0; k < g->nz; k++) {
+		double zc = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
+		for (size_t j = 0; j < ny; j++)
+			for (size_t i = 0; i < nx; i++) {
+				unsigned char l = zc < g->terrain[j * nx + i];
+				g->land[west_grid_cell(g, i, j, k)] = l;
+				land += l;
+			}
+	}
+	g->land_cells = land;
+}
+
+/* 1 when cell (i, j, k) is inside the grid and land. */
+static int is_land(const struct west_grid *g, long i, long j, long k)
+{
+	if (i < 0 || j < 0 || k < 0 || i >= (long)g->nx || j >= (long)g->ny ||
+	    k >= (long)g->nz)
+		return 0;
+	return g->land[west_grid_cell(g, (size_t)i, (size_t)j, (size_t)k)];
+}
+
+static void fill_transparency(struct west_grid *g)
+{
+	long nx = (long)g->nx, ny = (long)g->ny, nz = (long)g->nz;
+	#pragma omp parallel for schedule(static)
+	for (long k = 0; k <= nz; k++)
+		for (long j = 0; j <= ny; j++)
+			for (long i = 0; i <= nx; i++) {
+				if (k < nz && j < ny)
+					g->tx[i + (nx + 1) * (j + ny * k)] =
+						!(is_land(g, i - 1, j, k) || is_land(g, i, j, k));
+				if (k < nz && i < nx)
+					g->ty[i + nx * (j + (ny + 1) * k)] =
+						!(is_land(g, i, j - 1, k) || is_land(g, i, j, k));
+				if (i < nx && j < ny)
+					g->tz[i + nx * (j + ny * k)] = k > 0 &&
+						!(is_land(g, i, j, k - 1) || is_land(g, i, j, k));
+			}
+}
+
+static enum west_status alloc_arrays(struct west_grid *g, const struct west_dem *dem,
+				     char *err, size_t errlen)
+{
+	size_t ncol = g->nx * g->ny;
+	g->terrain = malloc(ncol * sizeof *g->terrain);
+	g->land = malloc(west_grid_ncells(g));
+	g->tx = malloc(west_grid_nxfaces(g) * sizeof(float));
+	g->ty = malloc(west_grid_nyfaces(g) * sizeof(float));
+	g->tz = malloc(west_grid_nzfaces(g) * sizeof(float));
+	if (!g->terrain || !g->land || !g->tx || !g->ty || !g->tz)
+		return west_fail(err, errlen, WEST_ERR_NOMEM,
+				 "grid: out of memory for %zu cells", west_grid_ncells(g));
+	memcpy(g->terrain, dem->z, ncol * sizeof *g->terrain);
+	return west_crs_copy(&g->crs, &dem->crs, err, errlen);
+}
+
+enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
+				const struct west_config *c,
+				char *err, size_t errlen)
+{
+	float zmin, zmax;
+	enum west_status st;
+
+	memset(g, 0, sizeof *g);
+	g->nx = dem->nx, g->ny = dem->ny, g->dx = dem->dx, g->dy = dem->dy;
+	g->x0 = dem->x0, g->y0 = dem->y0;
+	west_dem_range(dem, &zmin, &zmax);
+	g->base = isnan(c->base_altitude) ? floor(zmin) : c->base_altitude;
+	st = make_levels(g, c, err, errlen);
+	if (!st)
+		st = check_vertical(g, zmin, zmax, err, errlen);
+	if (!st)
+		st = check_size(g, c, err, errlen);
+	if (!st)
+		st = alloc_arrays(g, dem, err, errlen);
+	if (st) {
+		west_grid_free(g);
+		return st;
+	}
+	fill_land(g);
+	fill_transparency(g);
+	return WEST_OK;
+}
+
+enum west_status west_grid_load(struct west_grid *g, const char *path,
+				const struct west_config *c,
+				char *err, size_t errlen)
+{
+	struct west_dem dem, res;
+	struct west_dem_opts o = {
+		.nodata = (enum west_nodata_rule)c->nodata,
+		.variable = c->terrain_variable,
+		.max_cells = (unsigned long long)c->max_cells,
+	};
+	enum west_status st;
+
+	memset(g, 0, sizeof *g);
+	if (!path)
+		path = c->terrain;
+	if (!path[0])
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "no terrain: set `terrain` in the config or pass --terrain");
+	st = west_dem_load(&dem, path, &o, err, errlen);
+	if (st)
+		return st;
+	if (c->resolution > 0 && (c->resolution != dem.dx || c->resolution != dem.dy)) {
+		st = west_dem_resample(&dem, c->resolution, &res, err, errlen);
+		west_dem_free(&dem);
+		if (st)
+			return st;
+		west_log(WEST_LOG_INFO, "%s: resampled to %g m: %zu x %zu columns",
+			 path, c->resolution, res.nx, res.ny);
+		dem = res;
+	}
+	st = west_grid_init(g, &dem, c, err, errlen);
+	west_dem_free(&dem);
+	if (st && err) {
+		char why[WEST_ERRLEN];
+		snprintf(why, sizeof why, "%s", err);
+		west_fail(err, errlen, st, "%s: %s", path, why);
+	}
+	return st;
+}
+
+void west_grid_free(struct west_grid *g)
+{
+	free(g->zf);
+	free(g->terrain);
+	free(g->land);
+	free(g->tx);
+	free(g->ty);
+	free(g->tz);
+	west_crs_free(&g->crs);
+	memset(g, 0, sizeof *g);
+}
+
+size_t west_grid_bytes(const struct west_grid *g)
+{
+	return (g->nz + 1) * sizeof(double) + g->nx * g->ny * sizeof(float) +
+	       west_grid_ncells(g) +
+	       (west_grid_nxfaces(g) + west_grid_nyfaces(g) + west_grid_nzfaces(g)) *
+	       sizeof(float);
+}

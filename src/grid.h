@@ -1,0 +1,91 @@
+/*
+ * grid.h: the 3D model grid built from a DEM (DESIGN.md section 3).
+ *
+ * nx * ny * nz cells of dx * dy (m) horizontally; level k spans heights
+ * zf[k] .. zf[k+1] (m) above the grid base altitude `base`, zf[0] = 0, and
+ * the top face zf[nz] lies above the highest terrain point.  Columns take
+ * the DEM's cells one to one (after optional resampling).
+ *
+ * Layout: i (west to east) fastest, then j (south to north), then k (up):
+ *   cell (i, j, k)    -> i + nx * (j + ny * k)           nx * ny * nz
+ *   x-face (i, j, k)  -> i + (nx + 1) * (j + ny * k)     (nx + 1) * ny * nz
+ *                        (face i is the west face of cell i)
+ *   y-face (i, j, k)  -> i + nx * (j + (ny + 1) * k)     nx * (ny + 1) * nz
+ *   z-face (i, j, k)  -> i + nx * (j + ny * k)           nx * ny * (nz + 1)
+ *                        (face k is the bottom face of cell k)
+ *
+ * Land: a cell is land when its centre, base + (zf[k] + zf[k+1]) / 2, is
+ * below the terrain altitude of its column.
+ * Transparencies in [0, 1]: 0 on a face touching a land cell and on the
+ * ground (z-face k = 0); 1 on every other face, the open domain boundary
+ * (sides, top) included.
+ */
+#ifndef WEST_GRID_H
+#define WEST_GRID_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "status.h"
+#include "terrain.h"
+
+struct west_grid {
+	size_t nx, ny, nz;
+	double dx, dy;        /* m */
+	double x0, y0;        /* outer lower-left corner in the CRS (m) */
+	double base;          /* altitude of z-face 0 (m) */
+	double *zf;           /* nz + 1 face heights above base (m) */
+	float *terrain;       /* nx * ny ground altitude (m), j * nx + i */
+	unsigned char *land;  /* nx * ny * nz, 1 = land */
+	float *tx, *ty, *tz;  /* face transparencies, layouts above */
+	size_t land_cells;
+	struct west_crs crs;
+};
+
+static inline size_t west_grid_cell(const struct west_grid *g, size_t i,
+				    size_t j, size_t k)
+{
+	return i + g->nx * (j + g->ny * k);
+}
+
+static inline size_t west_grid_ncells(const struct west_grid *g)
+{
+	return g->nx * g->ny * g->nz;
+}
+
+/* Face counts per orientation. */
+static inline size_t west_grid_nxfaces(const struct west_grid *g)
+{
+	return (g->nx + 1) * g->ny * g->nz;
+}
+static inline size_t west_grid_nyfaces(const struct west_grid *g)
+{
+	return g->nx * (g->ny + 1) * g->nz;
+}
+static inline size_t west_grid_nzfaces(const struct west_grid *g)
+{
+	return g->nx * g->ny * (g->nz + 1);
+}
+
+/*
+ * Build the grid over `dem` with the vertical levels of `conf` (levels, or
+ * nz and dz), base_altitude (NaN: the lowest terrain point, floored to the
+ * metre) and max_cells.  Refuses a base above the lowest terrain, a top not
+ * above the highest terrain, and grids over max_cells or memory, before
+ * allocating.  On error g is zeroed.
+ */
+enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
+				const struct west_config *conf,
+				char *err, size_t errlen);
+
+/* Load conf->terrain (or `path` when not NULL), resample, build. */
+enum west_status west_grid_load(struct west_grid *g, const char *path,
+				const struct west_config *conf,
+				char *err, size_t errlen);
+
+void west_grid_free(struct west_grid *g);
+
+/* Bytes the grid's arrays take on the host. */
+size_t west_grid_bytes(const struct west_grid *g);
+
+#endif

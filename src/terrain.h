@@ -1,0 +1,100 @@
+/*
+ * terrain.h: digital elevation models (DEM) as libwest reads them.
+ *
+ * A DEM is a regular raster of ground altitudes (m above the datum) in a
+ * projected CRS whose units are metres.  Layout: z[j * nx + i], i = 0 the
+ * westernmost column, j = 0 the SOUTHERNMOST row (files that store the
+ * north row first are flipped on load).  (x0, y0) is the outer lower-left
+ * corner of cell (0, 0), so cell (i, j) has its centre at
+ * (x0 + (i + 0.5) dx, y0 + (j + 0.5) dy).
+ *
+ * Readers:
+ *  - ESRI ASCII grid (.asc): header ncols, nrows, xllcorner|xllcenter,
+ *    yllcorner|yllcenter, cellsize (or dx and dy), optional NODATA_value,
+ *    keys in any case; then nrows lines of ncols numbers, north row first.
+ *    A FILE.prj beside FILE.asc, when present, is kept as the CRS WKT.
+ *  - CF NetCDF raster as `gdal_translate -of netCDF` writes it: 1D
+ *    coordinate variables x and y (or any pair with standard_name
+ *    projection_x/y_coordinate), evenly spaced, in metres, either order;
+ *    one 2D (y, x) elevation variable (named by opts->variable, else the one
+ *    2D variable on those dimensions, preferring standard_name
+ *    surface_altitude or height); _FillValue / missing_value are NODATA;
+ *    scale_factor / add_offset applied; the grid_mapping variable kept.
+ *
+ * Load rules (every failure names the file and line or variable, and
+ * nothing is returned): counts must match the header exactly; values must
+ * be finite numbers within [-12000, 10000] m; sizes are checked against
+ * opts->max_cells and the machine's memory before anything is allocated;
+ * NODATA cells are refused, or with WEST_NODATA_FILL filled (see
+ * west_dem_fill_nodata) with a warning in the log.
+ */
+#ifndef WEST_TERRAIN_H
+#define WEST_TERRAIN_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "status.h"
+
+/* The grid mapping as CF describes it; empty name when the file has none. */
+struct west_crs {
+	char grid_mapping_name[64]; /* e.g. "transverse_mercator" */
+	char *wkt;                  /* crs_wkt / spatial_ref / .prj, or NULL */
+	int has_tm;                 /* the five parameters below are set */
+	double lon0;                /* longitude_of_central_meridian (deg) */
+	double lat0;                /* latitude_of_projection_origin (deg) */
+	double k0;                  /* scale_factor_at_central_meridian */
+	double false_easting, false_northing; /* m */
+};
+
+struct west_dem {
+	size_t nx, ny;    /* columns (west to east), rows (south to north) */
+	double dx, dy;    /* cell size (m) */
+	double x0, y0;    /* outer lower-left corner (m) */
+	float *z;         /* altitude (m), z[j * nx + i] */
+	struct west_crs crs;
+};
+
+struct west_dem_opts {
+	enum west_nodata_rule nodata;
+	const char *variable;   /* NetCDF elevation variable, NULL or "" = auto */
+	unsigned long long max_cells; /* refuse rasters with more cells; 0 = no limit */
+};
+
+/* Pick the reader by content (NetCDF magic) and fall back to ESRI ASCII. */
+enum west_status west_dem_load(struct west_dem *dem, const char *path,
+			       const struct west_dem_opts *opts,
+			       char *err, size_t errlen);
+enum west_status west_dem_load_asc(struct west_dem *dem, const char *path,
+				   const struct west_dem_opts *opts,
+				   char *err, size_t errlen);
+enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
+				      const struct west_dem_opts *opts,
+				      char *err, size_t errlen);
+
+/*
+ * NODATA fill rule, applied in passes: every hole with at least one valid
+ * 4-neighbour (as of the previous pass) takes the mean of those neighbours;
+ * repeat until no hole is left.  `valid` is nx*ny flags (1 = data).  Fails
+ * when no cell is valid.  Returns the number of cells filled in *filled.
+ */
+enum west_status west_dem_fill_nodata(struct west_dem *dem, unsigned char *valid,
+				      size_t *filled, char *err, size_t errlen);
+
+/*
+ * Resample to cell size `res` (m) by bilinear interpolation of the cell
+ * centres, covering the same extent: nx' = floor(nx dx / res), likewise ny'.
+ * out must be distinct from in; the CRS is copied.
+ */
+enum west_status west_dem_resample(const struct west_dem *in, double res,
+				   struct west_dem *out, char *err, size_t errlen);
+
+/* Lowest and highest altitude. */
+void west_dem_range(const struct west_dem *dem, float *zmin, float *zmax);
+
+void west_dem_free(struct west_dem *dem);
+void west_crs_free(struct west_crs *crs);
+enum west_status west_crs_copy(struct west_crs *dst, const struct west_crs *src,
+			       char *err, size_t errlen);
+
+#endif

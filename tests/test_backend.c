@@ -1,0 +1,120 @@
+/*
+ * test_backend.c: the backend registry, the auto|cpu|cuda choice, and each
+ * backend's init / upload_terrain / describe / free.  CUDA parts skip with
+ * the reason when no usable device is present.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "gpu.h"
+#include "log.h"
+
+static struct west_config conf;
+static struct west_grid grid;
+
+static void load_hill(void)
+{
+	char err[WEST_ERRLEN];
+	west_config_defaults(&conf);
+	conf.nz = 12, conf.dz = 15;
+	cr_assert_eq(west_grid_load(&grid, WEST_SRCDIR "/data/hill.asc", &conf,
+				    err, sizeof err), WEST_OK, "%s", err);
+}
+
+static void free_hill(void)
+{
+	west_grid_free(&grid);
+}
+
+Test(backend, registry)
+{
+	cr_assert_eq(west_backend_find("cpu"), &west_backend_cpu);
+	cr_assert_null(west_backend_find("gpu"));
+#ifdef WEST_HAVE_CUDA
+	cr_assert_eq(west_backend_find("cuda"), &west_backend_cuda);
+#else
+	cr_assert_null(west_backend_find("cuda"));
+#endif
+}
+
+Test(backend, cpu_choice_is_cpu)
+{
+	const struct west_backend *be = NULL;
+	char note[WEST_ERRLEN], err[WEST_ERRLEN];
+	cr_assert_eq(west_backend_select(WEST_BACKEND_CPU, &be, note, sizeof note,
+					 err, sizeof err), WEST_OK);
+	cr_assert_eq(be, &west_backend_cpu);
+}
+
+Test(backend, auto_falls_back_and_says_why)
+{
+	const struct west_backend *be = NULL;
+	char note[WEST_ERRLEN], err[WEST_ERRLEN], why[WEST_ERRLEN], *log = NULL;
+	size_t loglen = 0;
+	FILE *f = open_memstream(&log, &loglen);
+
+	west_log_set_stream(f);
+	cr_assert_eq(west_backend_select(WEST_BACKEND_AUTO, &be, note, sizeof note,
+					 err, sizeof err), WEST_OK);
+	west_log_set_stream(NULL);
+	fclose(f);
+	if (gpu_usable(why, sizeof why)) {
+		cr_assert_str_eq(be->name, "cuda");
+	} else {
+		cr_assert_eq(be, &west_backend_cpu);
+		cr_assert(strstr(note, "backend auto chose cpu: ") != NULL, "note: %s", note);
+		cr_assert(strstr(note, why) != NULL, "note '%s' lacks '%s'", note, why);
+		cr_assert(strstr(log, note) != NULL, "log: %s", log);
+	}
+	free(log);
+}
+
+Test(backend, cuda_choice_fails_clearly_without_gpu)
+{
+	const struct west_backend *be = NULL;
+	char note[WEST_ERRLEN], err[WEST_ERRLEN] = "", why[WEST_ERRLEN];
+	enum west_status st = west_backend_select(WEST_BACKEND_CUDA, &be, note,
+						  sizeof note, err, sizeof err);
+	if (gpu_usable(why, sizeof why)) {
+		cr_assert_eq(st, WEST_OK);
+		cr_assert_str_eq(be->name, "cuda");
+	} else {
+		cr_assert_eq(st, WEST_ERR_UNSUPPORTED);
+		cr_assert(strstr(err, "backend cuda: ") == err, "err: %s", err);
+		cr_assert(strstr(err, why) != NULL, "err '%s' lacks '%s'", err, why);
+	}
+}
+
+/* init, upload twice (a terrain reload), describe, free. */
+static void lifecycle(const struct west_backend *be, size_t want_bytes,
+		      const char *want_desc)
+{
+	void *state = NULL;
+	char err[WEST_ERRLEN], desc[256];
+	cr_assert_eq(be->init(&state, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(be->upload_terrain(state, &grid, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(be->device_bytes(state), want_bytes);
+	cr_assert_eq(be->upload_terrain(state, &grid, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(be->device_bytes(state), want_bytes);
+	be->describe(state, desc, sizeof desc);
+	cr_assert(strstr(desc, want_desc) != NULL, "describe: %s", desc);
+	be->free(state);
+}
+
+Test(backend, cpu_lifecycle, .init = load_hill, .fini = free_hill)
+{
+	lifecycle(&west_backend_cpu, 0, "CPU, ");
+}
+
+Test(backend, cuda_lifecycle, .init = load_hill, .fini = free_hill)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	size_t want = grid.nx * grid.ny * sizeof(float) + west_grid_ncells(&grid) +
+		(west_grid_nxfaces(&grid) + west_grid_nyfaces(&grid) +
+		 west_grid_nzfaces(&grid)) * sizeof(float);
+	lifecycle(&west_backend_cuda, want, "CUDA device 0: ");
+#endif
+}
