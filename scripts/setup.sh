@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 
 # Build and test dependencies, as Debian 12 packages.
-west_pkgs="gcc make autoconf automake pkgconf libmicrohttpd-dev libjansson-dev
+west_pkgs="gcc libc6-dev make autoconf automake pkgconf libmicrohttpd-dev libjansson-dev
 libnetcdf-dev netcdf-bin libcriterion-dev"
 
 say() { printf '%s\n' "$*"; }

@@ -23,14 +23,14 @@ const struct west_backend *west_backend_find(const char *name)
 	return NULL;
 }
 
-/* Is CUDA usable?  WEST_OK, or why not in err. */
-static enum west_status probe_cuda(char *err, size_t errlen)
+enum west_status west_backend_probe(const char *name, char *err, size_t errlen)
 {
-	const struct west_backend *cuda = west_backend_find("cuda");
-	if (!cuda)
+	const struct west_backend *be = west_backend_find(name);
+	if (!be)
 		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-				 "this build has no CUDA backend (configured --with-cuda=no or without nvcc)");
-	return cuda->probe(err, errlen);
+				 "this build has no %s backend (configured --with-cuda=no or without nvcc)",
+				 name);
+	return be->probe(err, errlen);
 }
 
 enum west_status west_backend_select(enum west_backend_choice choice,
@@ -46,8 +46,10 @@ enum west_status west_backend_select(enum west_backend_choice choice,
 	*out = &west_backend_cpu;
 	if (choice == WEST_BACKEND_CPU)
 		return WEST_OK;
-	if (probe_cuda(why, sizeof why) == WEST_OK) {
+	if (west_backend_probe("cuda", why, sizeof why) == WEST_OK) {
 		*out = west_backend_find("cuda");
+		if (choice == WEST_BACKEND_AUTO)
+			west_fail(note, notelen, WEST_OK, "backend auto chose cuda");
 		return WEST_OK;
 	}
 	if (choice == WEST_BACKEND_CUDA)

@@ -41,6 +41,9 @@ extern const struct west_backend west_backend_cuda;
 /* The backend of that name, or NULL when unknown or not built. */
 const struct west_backend *west_backend_find(const char *name);
 
+/* WEST_OK when backend `name` is built and usable here; else why not. */
+enum west_status west_backend_probe(const char *name, char *err, size_t errlen);
+
 /*
  * Pick the backend for `choice`.  auto takes CUDA when it probes well and
  * otherwise the CPU, logging why and writing the reason into note (for

@@ -27,6 +27,10 @@
  * opts->max_cells and the machine's memory before anything is allocated;
  * NODATA cells are refused, or with WEST_NODATA_FILL filled (see
  * west_dem_fill_nodata) with a warning in the log.
+ *
+ * Ownership: loaders and west_dem_resample overwrite *dem without freeing
+ * what it held, and leave it zeroed on failure; opts may be NULL (refuse
+ * NODATA, automatic variable, no cell limit).
  */
 #ifndef WEST_TERRAIN_H
 #define WEST_TERRAIN_H
@@ -75,8 +79,9 @@ enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 /*
  * NODATA fill rule, applied in passes: every hole with at least one valid
  * 4-neighbour (as of the previous pass) takes the mean of those neighbours;
- * repeat until no hole is left.  `valid` is nx*ny flags (1 = data).  Fails
- * when no cell is valid.  Returns the number of cells filled in *filled.
+ * repeat until no hole is left.  `valid` is nx*ny flags (nonzero = data),
+ * all 1 on return.  Fails when no cell is valid.  Returns the number of
+ * cells filled in *filled.
  */
 enum west_status west_dem_fill_nodata(struct west_dem *dem, unsigned char *valid,
 				      size_t *filled, char *err, size_t errlen);

@@ -6,18 +6,11 @@
 #ifndef WEST_TESTS_GPU_H
 #define WEST_TESTS_GPU_H
 
-#include <stdio.h>
-
 #include "backend.h"
 
 static inline int gpu_usable(char *why, size_t len)
 {
-#ifdef WEST_HAVE_CUDA
-	return west_backend_cuda.probe(why, len) == WEST_OK;
-#else
-	snprintf(why, len, "built without CUDA (--with-cuda=no or nvcc missing)");
-	return 0;
-#endif
+	return west_backend_probe("cuda", why, len) == WEST_OK;
 }
 
 #define gpu_skip_unless_usable()                                              \

@@ -62,6 +62,7 @@ Test(backend, auto_falls_back_and_says_why)
 	fclose(f);
 	if (gpu_usable(why, sizeof why)) {
 		cr_assert_str_eq(be->name, "cuda");
+		cr_assert_str_eq(note, "backend auto chose cuda");
 	} else {
 		cr_assert_eq(be, &west_backend_cpu);
 		cr_assert(strstr(note, "backend auto chose cpu: ") != NULL, "note: %s", note);

@@ -42,7 +42,9 @@ Test(grid, flat_terrain_has_no_land_and_closed_ground)
 {
 	make_dem(4, 3, 100.0f);
 	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(g.nx, 4), cr_assert_eq(g.ny, 3), cr_assert_eq(g.nz, 5);
+	cr_assert_eq(g.nx, 4);
+	cr_assert_eq(g.ny, 3);
+	cr_assert_eq(g.nz, 5);
 	cr_assert_float_eq(g.base, 100.0, 0.0);
 	cr_assert_float_eq(g.zf[5], 50.0, 1e-12);
 	cr_assert_eq(g.land_cells, 0);
@@ -198,7 +200,8 @@ Test(grid, load_resamples_to_resolution)
 	conf.nz = 12, conf.dz = 15.0, conf.resolution = 100.0;
 	cr_assert_eq(west_grid_load(&g, WEST_SRCDIR "/data/hill.asc", &conf, err, sizeof err),
 		     WEST_OK, "%s", err);
-	cr_assert_eq(g.nx, 16), cr_assert_eq(g.ny, 16);
+	cr_assert_eq(g.nx, 16);
+	cr_assert_eq(g.ny, 16);
 	cr_assert_float_eq(g.dx, 100.0, 0.0);
 }
 

@@ -42,7 +42,7 @@ n=$((n + 1))
 "$west" grid --terrain "$data/flat.asc" --backend cuda >"$tmp/out" 2>&1
 rc=$?
 if { [ $rc -eq 0 ] && grep -q '^backend  cuda: CUDA device' "$tmp/out"; } ||
-   { [ $rc -eq 1 ] && grep -qE 'backend cuda: (no CUDA device|this build has no CUDA backend)' "$tmp/out"; }; then
+   { [ $rc -eq 1 ] && grep -qE 'backend cuda: (no CUDA device|this build has no cuda backend)' "$tmp/out"; }; then
 	echo "ok $n - --backend cuda runs on a GPU or says why not (exit $rc)"
 else
 	echo "not ok $n - --backend cuda (exit $rc)"

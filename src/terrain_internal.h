@@ -1,0 +1,66 @@
+/*
+ * terrain_internal.h: what terrain.c shares with the readers terrain_asc.c
+ * and terrain_nc.c; not part of libwest's API.
+ *
+ * Every reader follows one sequence: learn nx, ny from the header or the
+ * dimensions, call west_dem_check_size BEFORE allocating anything of that
+ * size, read values through west_dem_height_ok (failing with
+ * west_dem_height_fail, which appends the problem to the reader's location
+ * text), mark NODATA cells in a `valid` array (1 = data, 0 = hole; the
+ * ASCII reader allocates it at the first hole) and finish with
+ * west_dem_nodata_finish.  On any failure the reader calls west_dem_free,
+ * which leaves the DEM zeroed.
+ * Heights are metres above the datum.
+ */
+#ifndef WEST_TERRAIN_INTERNAL_H
+#define WEST_TERRAIN_INTERNAL_H
+
+#include <stddef.h>
+
+#include "terrain.h"
+
+#define WEST_DEM_ZMIN (-12000.0) /* m; below the deepest ocean trench */
+#define WEST_DEM_ZMAX 10000.0    /* m; above the highest summit */
+
+/* opts, or the defaults (refuse NODATA, auto variable, no cell limit). */
+const struct west_dem_opts *west_dem_opts_or_default(const struct west_dem_opts *opts);
+
+/*
+ * Refuse an nx x ny raster before allocating it: not positive, more than
+ * opts->max_cells cells (WEST_ERR_INVALID), or more than the machine holds
+ * as floats plus one flag byte per cell (WEST_ERR_NOMEM).  Messages start
+ * with `path`.
+ */
+enum west_status west_dem_check_size(const char *path, size_t nx, size_t ny,
+				     const struct west_dem_opts *opts,
+				     char *err, size_t errlen);
+
+/* Finite and within [WEST_DEM_ZMIN, WEST_DEM_ZMAX]; NaN fails both tests. */
+static inline int west_dem_height_ok(double v)
+{
+	return v >= WEST_DEM_ZMIN && v <= WEST_DEM_ZMAX;
+}
+
+/*
+ * Message for a value that failed west_dem_height_ok: the location from
+ * fmt, then "is not finite" or "(V m) is outside [-12000, 10000] m".
+ * Returns WEST_ERR_INVALID.
+ */
+enum west_status west_dem_height_fail(double v, char *err, size_t errlen,
+				      const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/*
+ * Apply opts->nodata to `nholes` holes flagged 0 in `valid` (NULL when
+ * there are none).  `where` starts the messages ("FILE" or "FILE: variable
+ * 'Band1'"), `first` locates the first hole ("row 2, column 7").  Refuse:
+ * WEST_ERR_INVALID naming both.  Fill: west_dem_fill_nodata and a warning
+ * in the log.  Frees `valid` in every case.
+ */
+enum west_status west_dem_nodata_finish(struct west_dem *dem, unsigned char *valid,
+					size_t nholes, const char *where,
+					const char *first,
+					const struct west_dem_opts *opts,
+					char *err, size_t errlen);
+
+#endif
