@@ -11,7 +11,6 @@
  * `west info`.  Exit codes are listed in usage().
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,13 +150,11 @@ static void print_table(const struct summary *s)
 {
 	const struct west_grid *g = &s->grid;
 	char crs[128];
-	float zmin = INFINITY, zmax = -INFINITY;
 	size_t cells = west_grid_ncells(g);
 
-	for (size_t i = 0; i < g->nx * g->ny; i++)
-		zmin = fminf(zmin, g->terrain[i]), zmax = fmaxf(zmax, g->terrain[i]);
 	crs_name(&g->crs, crs, sizeof crs);
-	printf("terrain  %s: altitude %.1f .. %.1f m\n", s->terrain, zmin, zmax);
+	printf("terrain  %s: altitude %.1f .. %.1f m\n", s->terrain, g->terrain_min,
+	       g->terrain_max);
 	printf("crs      %s\n", crs);
 	printf("grid     nx %zu, ny %zu, nz %zu = %zu cells of %g x %g m, levels 0 .. %g m above base %.1f m\n",
 	       g->nx, g->ny, g->nz, cells, g->dx, g->dy, g->zf[g->nz], g->base);
@@ -185,6 +182,8 @@ static void print_json(const struct summary *s)
 		"host_bytes", (json_int_t)west_grid_bytes(g),
 		"device_bytes", (json_int_t)s->device_bytes);
 	json_object_set_new(j, "z_top", json_real(g->base + g->zf[g->nz]));
+	json_object_set_new(j, "terrain_min", json_real(g->terrain_min));
+	json_object_set_new(j, "terrain_max", json_real(g->terrain_max));
 	char *text = json_dumps(j, JSON_COMPACT);
 	puts(text);
 	free(text);

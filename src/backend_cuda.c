@@ -62,14 +62,26 @@ out:
 	return st;
 }
 
+/* Why cudaGetDeviceCount failed, in the words an operator can act on. */
+static enum west_status no_device(cudaError_t e, char *err, size_t errlen)
+{
+	int drv = 0;
+	if (cudaDriverGetVersion(&drv) != cudaSuccess || drv == 0)
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "no CUDA device: no NVIDIA driver is loaded (%s)",
+				 cudaGetErrorString(e));
+	return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+			 "no CUDA device: cudaGetDeviceCount: %s (driver for CUDA %d.%d, runtime %d.%d)",
+			 cudaGetErrorString(e), drv / 1000, drv % 1000 / 10,
+			 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+}
+
 static enum west_status cuda_probe(char *err, size_t errlen)
 {
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
 	if (e != cudaSuccess)
-		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-				 "no CUDA device: cudaGetDeviceCount: %s",
-				 cudaGetErrorString(e));
+		return no_device(e, err, errlen);
 	if (n == 0)
 		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "no CUDA device: the driver reports none");

@@ -127,6 +127,7 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 	g->nx = dem->nx, g->ny = dem->ny, g->dx = dem->dx, g->dy = dem->dy;
 	g->x0 = dem->x0, g->y0 = dem->y0;
 	west_dem_range(dem, &zmin, &zmax);
+	g->terrain_min = zmin, g->terrain_max = zmax;
 	g->base = isnan(c->base_altitude) ? floor(zmin) : c->base_altitude;
 	st = make_levels(g, c, err, errlen);
 	if (!st)

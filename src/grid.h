@@ -36,6 +36,7 @@ struct west_grid {
 	double base;          /* altitude of z-face 0 (m) */
 	double *zf;           /* nz + 1 face heights above base (m) */
 	float *terrain;       /* nx * ny ground altitude (m), j * nx + i */
+	float terrain_min, terrain_max; /* m */
 	unsigned char *land;  /* nx * ny * nz, 1 = land */
 	float *tx, *ty, *tz;  /* face transparencies, layouts above */
 	size_t land_cells;

@@ -84,6 +84,8 @@ Test(grid, level_list_sets_nz_and_heights)
 	conf.nlevels = 4;
 	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(g.nz, 3);
+	cr_assert_float_eq(g.terrain_min, 0.0f, 0.0f);
+	cr_assert_float_eq(g.terrain_max, 12.0f, 0.0f);
 	for (int k = 0; k < 4; k++)
 		cr_assert_float_eq(g.zf[k], lv[k], 0.0);
 	/* centres 2.5, 10, 27.5 m: the 12 m column has two land cells */
