@@ -1,14 +1,20 @@
 /*
- * west.c: the one-shot command.
+ * west.c: the one-shot command (docs/west.1).
  *
  *   west grid [--terrain FILE] [--config FILE] [--set KEY=VALUE]...
  *             [--backend auto|cpu|cuda] [--json]
+ *   west run  --obs FILE --out FILE.nc [--terrain FILE] [--config FILE]
+ *             [--set KEY=VALUE]... [--backend NAME] [--iterations N]
+ *             [--tolerance X] [--omega W] [--indexing masked|compact]
+ *             [--json] [--progress]
+ *   west info FILE.nc [--json]
  *
- * loads the configuration (defaults, then the file, then each --set in
- * order, then --backend and --terrain), loads the terrain, builds the grid,
- * selects and initializes the backend, uploads the terrain to it, and prints
- * a summary (or one line of JSON).  The WEST issue adds `west run` and
- * `west info`.  Exit codes are listed in usage().
+ * The configuration is the defaults, then the --config file, then every
+ * --set and model option in command-line order (--backend, --iterations,
+ * --tolerance, --omega and --indexing are --set of the key of that name, so
+ * their values are checked by the config table), then --terrain.  This
+ * file parses arguments and runs `grid`; west_run.c runs `run` and `info`.
+ * Exit codes are listed in usage().
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,92 +23,152 @@
 
 #include <jansson.h>
 
-#include "backend.h"
-#include "config.h"
-#include "grid.h"
 #include "log.h"
-
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INPUT = 3 };
-
-struct opts {
-	const char *config, *terrain, *backend;
-	const char *sets[64];
-	int nsets, json;
-};
-
-struct summary {
-	const char *terrain;
-	struct west_grid grid;
-	const struct west_backend *be;
-	char device[256], note[WEST_ERRLEN];
-	size_t device_bytes;
-};
+#include "west.h"
 
 static void usage(FILE *f)
 {
-	fputs("usage: west grid [OPTIONS]\n"
+	fputs("usage: west grid [--terrain FILE] [--config FILE] [--set KEY=VALUE]... [--backend NAME] [--json]\n"
+	      "       west run --obs FILE --out FILE.nc [--terrain FILE] [--config FILE] [--set KEY=VALUE]...\n"
+	      "                [--backend NAME] [--iterations N] [--tolerance X] [--omega W]\n"
+	      "                [--indexing masked|compact] [--json] [--progress]\n"
+	      "       west info FILE.nc [--json]\n"
 	      "       west --help | --version\n"
 	      "\n"
 	      "grid: load the terrain, build the 3D grid, set up the backend, print a summary\n"
+	      "run:  solve the WEST model once for the observations and write a NetCDF snapshot\n"
+	      "info: print what a snapshot holds\n"
+	      "\n"
 	      "  -t, --terrain FILE     DEM: ESRI ASCII grid (.asc) or CF NetCDF raster\n"
 	      "                         (default: the config's `terrain`)\n"
+	      "  -o, --obs FILE         observations: JSON (docs/api.md) or WindNinja CSV (.csv)\n"
+	      "  -O, --out FILE.nc      snapshot to write (atomically: temp file, then rename)\n"
 	      "  -c, --config FILE      config file (see conf/westd.conf; default: built-in defaults)\n"
 	      "  -s, --set KEY=VALUE    override one config key (repeatable, applied after --config)\n"
 	      "  -b, --backend NAME     auto, cpu or cuda (same as --set backend=NAME)\n"
+	      "      --iterations N     most red-black iterations (--set iterations=N)\n"
+	      "      --tolerance X      stop at max|D| h / U_ref <= X (--set tolerance=X)\n"
+	      "      --omega W          SOR relaxation factor (--set omega=W)\n"
+	      "      --indexing MODE    masked or compact red-black ordering (--set indexing=MODE)\n"
 	      "      --json             print one line of JSON instead of the table\n"
+	      "      --progress         print a line per model step on stderr even when it is\n"
+	      "                         not a terminal (on a terminal it is the default)\n"
 	      "\n"
-	      "exit codes: 0 done; 1 failure at run time (backend, device); 2 bad command line;\n"
-	      "            3 bad input (config or terrain file), with the file and line named\n", f);
+	      "exit codes: 0 done; 1 failure at run time (backend, device, writing the snapshot);\n"
+	      "            2 bad command line; 3 bad input (config, terrain, observations or\n"
+	      "            snapshot file), with the file and the line, record or field named\n", f);
 }
 
-static int parse_args(int argc, char **argv, struct opts *o)
+enum { OPT_ITER = 256, OPT_TOL, OPT_OMEGA, OPT_INDEXING, OPT_JSON, OPT_PROGRESS };
+
+static const struct option longopts[] = {
+	{"terrain", required_argument, 0, 't'}, {"config", required_argument, 0, 'c'},
+	{"set", required_argument, 0, 's'}, {"backend", required_argument, 0, 'b'},
+	{"obs", required_argument, 0, 'o'}, {"out", required_argument, 0, 'O'},
+	{"iterations", required_argument, 0, OPT_ITER},
+	{"tolerance", required_argument, 0, OPT_TOL},
+	{"omega", required_argument, 0, OPT_OMEGA},
+	{"indexing", required_argument, 0, OPT_INDEXING},
+	{"json", no_argument, 0, OPT_JSON}, {"progress", no_argument, 0, OPT_PROGRESS},
+	{"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
+};
+
+/* Queue "key=value" for the config, remembering the option that gave it. */
+static int add_set(struct opts *o, const char *origin, const char *key,
+		   const char *value)
 {
-	static const struct option longopts[] = {
-		{"terrain", required_argument, 0, 't'}, {"config", required_argument, 0, 'c'},
-		{"set", required_argument, 0, 's'}, {"backend", required_argument, 0, 'b'},
-		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'},
-		{"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
-	};
-	int c;
-	while ((c = getopt_long(argc, argv, "t:c:s:b:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't': o->terrain = optarg; break;
-		case 'c': o->config = optarg; break;
-		case 'b': o->backend = optarg; break;
-		case 'j': o->json = 1; break;
-		case 's':
-			if (o->nsets == (int)(sizeof o->sets / sizeof o->sets[0])) {
-				fprintf(stderr, "west: too many --set options\n");
-				return EXIT_USAGE;
-			}
-			o->sets[o->nsets++] = optarg;
-			break;
-		case 'h': usage(stdout); exit(EXIT_OK);
-		case 'V': puts("west " PACKAGE_VERSION); exit(EXIT_OK);
-		default: usage(stderr); return EXIT_USAGE;
-		}
+	char *kv;
+	if (o->nsets == WEST_MAX_SETS) {
+		fprintf(stderr, "west: more than %d --set and model options\n", WEST_MAX_SETS);
+		return EXIT_USAGE;
 	}
-	if (optind != argc - 1 || strcmp(argv[optind], "grid") != 0) {
-		fprintf(stderr, optind < argc ? "west: unknown command '%s'\n"
-			: "west: no command given\n", argv[optind]);
-		usage(stderr);
+	if (!key) {
+		o->origins[o->nsets] = origin;
+		o->sets[o->nsets++] = value;
+		return EXIT_OK;
+	}
+	kv = malloc(strlen(key) + strlen(value) + 2);
+	if (!kv)
+		return EXIT_RUNTIME;
+	sprintf(kv, "%s=%s", key, value);
+	o->origins[o->nsets] = origin;
+	o->sets[o->nsets++] = kv;   /* freed at exit */
+	return EXIT_OK;
+}
+
+static int take_option(struct opts *o, int c)
+{
+	switch (c) {
+	case 't': o->terrain = optarg; return EXIT_OK;
+	case 'c': o->config = optarg; return EXIT_OK;
+	case 'o': o->obs = optarg; return EXIT_OK;
+	case 'O': o->out = optarg; return EXIT_OK;
+	case OPT_JSON: o->json = 1; return EXIT_OK;
+	case OPT_PROGRESS: o->progress = 1; return EXIT_OK;
+	case 's': return add_set(o, "--set", NULL, optarg);
+	case 'b': return add_set(o, "--backend", "backend", optarg);
+	case OPT_ITER: return add_set(o, "--iterations", "iterations", optarg);
+	case OPT_TOL: return add_set(o, "--tolerance", "tolerance", optarg);
+	case OPT_OMEGA: return add_set(o, "--omega", "omega", optarg);
+	case OPT_INDEXING: return add_set(o, "--indexing", "indexing", optarg);
+	case 'h': usage(stdout); exit(EXIT_OK);
+	case 'V': puts("west " PACKAGE_VERSION); exit(EXIT_OK);
+	default: usage(stderr); return EXIT_USAGE;
+	}
+}
+
+/* Each command's required options and its operand. */
+static int check_command(struct opts *o, int argc, char **argv)
+{
+	const char *cmd = optind < argc ? argv[optind] : NULL;
+	int operands = argc - optind - 1;
+
+	if (!cmd) {
+		fprintf(stderr, "west: no command given\n");
+		return usage(stderr), EXIT_USAGE;
+	}
+	o->command = cmd;
+	if (strcmp(cmd, "info") == 0 && operands == 1) {
+		o->file = argv[optind + 1];
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "info") == 0) {
+		fprintf(stderr, "west info: give exactly one snapshot file\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(cmd, "grid") != 0 && strcmp(cmd, "run") != 0) {
+		fprintf(stderr, "west: unknown command '%s'\n", cmd);
+		return usage(stderr), EXIT_USAGE;
+	}
+	if (operands > 0) {
+		fprintf(stderr, "west %s: unexpected argument '%s'\n", cmd, argv[optind + 1]);
+		return EXIT_USAGE;
+	}
+	if (strcmp(cmd, "run") == 0 && (!o->obs || !o->out)) {
+		fprintf(stderr, "west run: --obs FILE and --out FILE.nc are required\n");
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
 }
 
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int c, rc;
+	while ((c = getopt_long(argc, argv, "t:c:s:b:o:O:hV", longopts, NULL)) != -1)
+		if ((rc = take_option(o, c)))
+			return rc;
+	return check_command(o, argc, argv);
+}
+
 static int load_config(const struct opts *o, struct west_config *c)
 {
-	char err[WEST_ERRLEN], set[128];
+	char err[WEST_ERRLEN];
 	west_config_defaults(c);
 	if (o->config && west_config_load(c, o->config, err, sizeof err))
 		goto bad;
 	for (int i = 0; i < o->nsets; i++)
-		if (west_config_set(c, o->sets[i], "--set", err, sizeof err))
+		if (west_config_set(c, o->sets[i], o->origins[i], err, sizeof err))
 			goto bad;
-	snprintf(set, sizeof set, "backend=%s", o->backend ? o->backend : "");
-	if (o->backend && west_config_set(c, set, "--backend", err, sizeof err))
-		goto bad;
 	west_log_set_level((enum west_log_level)c->log_level);
 	return EXIT_OK;
 bad:
@@ -110,50 +176,61 @@ bad:
 	return EXIT_INPUT;
 }
 
-/* Select, init and upload; fills s->be, device, note, device_bytes. */
-static int setup_backend(const struct west_config *c, struct summary *s)
+int west_cli_setup_backend(const struct west_config *c, const struct west_grid *g,
+			   int need_run, struct setup *s)
 {
 	char err[WEST_ERRLEN];
-	void *state = NULL;
 	enum west_status st;
 
 	st = west_backend_select((enum west_backend_choice)c->backend, &s->be,
 				 s->note, sizeof s->note, err, sizeof err);
-	if (!st)
-		st = s->be->init(&state, err, sizeof err);
-	if (!st)
-		st = s->be->upload_terrain(state, &s->grid, err, sizeof err);
-	if (!st) {
-		s->be->describe(state, s->device, sizeof s->device);
-		s->device_bytes = s->be->device_bytes(state);
+	if (!st && need_run && !s->be->run) {
+		/* a backend built without the model steps (the CUDA issue adds them) */
+		if (c->backend == WEST_BACKEND_AUTO) {
+			snprintf(s->note, sizeof s->note, "backend auto chose cpu: the %s backend "
+				 "does not run the WEST model in this build", s->be->name);
+			west_log(WEST_LOG_NOTICE, "%s", s->note);
+			s->be = &west_backend_cpu;
+		} else {
+			st = west_fail(err, sizeof err, WEST_ERR_UNSUPPORTED, "backend %s: "
+				       "does not run the WEST model in this build; use --backend cpu",
+				       s->be->name);
+		}
 	}
-	if (state)
-		s->be->free(state);
+	if (!st)
+		st = s->be->init(&s->state, err, sizeof err);
+	if (!st)
+		st = s->be->upload_terrain(s->state, g, err, sizeof err);
+	if (!st) {
+		s->be->describe(s->state, s->device, sizeof s->device);
+		s->device_bytes = s->be->device_bytes(s->state);
+	}
 	if (st)
 		west_log(WEST_LOG_ERR, "%s", err);
 	return st ? EXIT_RUNTIME : EXIT_OK;
 }
 
-/* A short CRS name: the WKT's PROJCS name, else the CF grid mapping. */
-static void crs_name(const struct west_crs *crs, char *buf, size_t len)
+/* A short CRS name: the WKT's first quoted name, else the CF grid mapping. */
+void west_cli_crs_name(const struct west_crs *crs, const char *mapping,
+		       char *buf, size_t len)
 {
-	const char *q = crs->wkt ? strchr(crs->wkt, '"') : NULL;
+	const char *wkt = crs ? crs->wkt : NULL;
+	const char *q = wkt ? strchr(wkt, '"') : NULL;
 	const char *e = q ? strchr(q + 1, '"') : NULL;
 	if (e)
 		snprintf(buf, len, "%.*s", (int)(e - q - 1), q + 1);
 	else
-		snprintf(buf, len, "%s", crs->grid_mapping_name[0] ?
-			 crs->grid_mapping_name : "none given");
+		snprintf(buf, len, "%s", mapping && mapping[0] ? mapping : "none given");
 }
 
-static void print_table(const struct summary *s)
+static void print_table(const char *terrain, const struct west_grid *g,
+			const struct setup *s)
 {
-	const struct west_grid *g = &s->grid;
 	char crs[128];
 	size_t cells = west_grid_ncells(g);
 
-	crs_name(&g->crs, crs, sizeof crs);
-	printf("terrain  %s: altitude %.1f .. %.1f m\n", s->terrain, g->terrain_min,
+	west_cli_crs_name(&g->crs, g->crs.grid_mapping_name, crs, sizeof crs);
+	printf("terrain  %s: altitude %.1f .. %.1f m\n", terrain, g->terrain_min,
 	       g->terrain_max);
 	printf("crs      %s\n", crs);
 	printf("grid     nx %zu, ny %zu, nz %zu = %zu cells of %g x %g m, levels 0 .. %g m above base %.1f m\n",
@@ -168,11 +245,11 @@ static void print_table(const struct summary *s)
 	       (double)west_grid_bytes(g) / 1048576.0, (double)s->device_bytes / 1048576.0);
 }
 
-static void print_json(const struct summary *s)
+static void print_json(const char *terrain, const struct west_grid *g,
+		       const struct setup *s)
 {
-	const struct west_grid *g = &s->grid;
 	json_t *j = json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:s, s:s, s:s, s:I, s:I}",
-		"terrain", s->terrain, "nx", (json_int_t)g->nx, "ny", (json_int_t)g->ny,
+		"terrain", terrain, "nx", (json_int_t)g->nx, "ny", (json_int_t)g->ny,
 		"nz", (json_int_t)g->nz, "cells", (json_int_t)west_grid_ncells(g),
 		"dx", g->dx, "dy", g->dy, "x_min", g->x0,
 		"x_max", g->x0 + (double)g->nx * g->dx, "y_min", g->y0,
@@ -190,33 +267,44 @@ static void print_json(const struct summary *s)
 	json_decref(j);
 }
 
+static int cmd_grid(const struct opts *o, const struct west_config *c)
+{
+	struct west_grid g;
+	struct setup s = { 0 };
+	const char *terrain = o->terrain ? o->terrain : c->terrain;
+	char err[WEST_ERRLEN];
+	int rc;
+
+	if (west_grid_load(&g, o->terrain, c, err, sizeof err)) {
+		west_log(WEST_LOG_ERR, "%s", err);
+		return EXIT_INPUT;
+	}
+	rc = west_cli_setup_backend(c, &g, 0, &s);
+	if (!rc)
+		o->json ? print_json(terrain, &g, &s) : print_table(terrain, &g, &s);
+	if (s.state)
+		s.be->free(s.state);
+	west_grid_free(&g);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	struct opts o = {0};
+	struct opts o = { 0 };
 	struct west_config *c = malloc(sizeof *c);
-	struct summary s = {0};
-	char err[WEST_ERRLEN];
 	int rc;
 
 	west_log_init("west");
 	if (!c)
 		return EXIT_RUNTIME;
 	rc = parse_args(argc, argv, &o);
-	if (!rc)
-		rc = load_config(&o, c);
-	if (rc)
-		goto out;
-	s.terrain = o.terrain ? o.terrain : c->terrain;
-	if (west_grid_load(&s.grid, o.terrain, c, err, sizeof err)) {
-		west_log(WEST_LOG_ERR, "%s", err);
-		rc = EXIT_INPUT;
-		goto out;
-	}
-	rc = setup_backend(c, &s);
-	if (!rc)
-		o.json ? print_json(&s) : print_table(&s);
-	west_grid_free(&s.grid);
-out:
+	if (!rc && strcmp(o.command, "info") == 0)
+		rc = west_cli_info(&o);
+	else if (!rc && !(rc = load_config(&o, c)))
+		rc = strcmp(o.command, "run") == 0 ? west_cli_run(&o, c) : cmd_grid(&o, c);
+	for (int i = 0; i < o.nsets; i++)
+		if (strcmp(o.origins[i], "--set") != 0)
+			free((char *)o.sets[i]);
 	free(c);
 	return rc;
 }

@@ -6,7 +6,7 @@
  * --with-cuda and registered beside it.  The chosen backend is set up once:
  * init, then upload_terrain at start and on every terrain reload (the
  * terrain, land mask and transparencies stay resident until the next
- * upload), then the model steps (the WEST issue adds `run`), then free.
+ * upload), then `run` once per observation set, then free.
  * A backend's state belongs to one thread at a time (the compute worker).
  */
 #ifndef WEST_BACKEND_H
@@ -15,7 +15,10 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "field.h"
 #include "grid.h"
+#include "model.h"
+#include "obs.h"
 #include "status.h"
 
 struct west_backend {
@@ -27,6 +30,15 @@ struct west_backend {
 	/* Make g's terrain, land mask and transparencies resident. */
 	enum west_status (*upload_terrain)(void *state, const struct west_grid *g,
 					   char *err, size_t errlen);
+	/*
+	 * Solve the WEST model for obs on the uploaded terrain into out (made
+	 * by west_field_init for that grid): stability, faces, valid time and
+	 * report.  NULL where the backend cannot run the model yet.
+	 */
+	enum west_status (*run)(void *state, const struct west_obs_set *obs,
+				const struct west_solve_opts *o,
+				struct west_field *out, west_progress_fn progress,
+				void *ctx, char *err, size_t errlen);
 	/* One line naming the processor this state computes on. */
 	void (*describe)(void *state, char *buf, size_t len);
 	/* Bytes this state holds in device memory (0 for the CPU). */

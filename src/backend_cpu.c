@@ -2,8 +2,11 @@
  * backend_cpu.c: the CPU backend, the reference every other backend is
  * checked against, and the production path on machines without a GPU.
  * Host memory is its device: upload_terrain keeps a pointer to the caller's
- * grid, which must outlive the state (or be re-uploaded).  Kernels run as
- * the plain-C references in kernels/ C files, parallel with OpenMP.
+ * grid, which must outlive the state (or be re-uploaded), and builds the
+ * level arrays of the kernels' grid view.  run allocates the per-station
+ * arrays (a few kB) and runs the driver (model.c) over the plain-C
+ * references in kernels/, parallel with OpenMP, writing into the caller's
+ * field directly.
  */
 #include "backend.h"
 
@@ -15,6 +18,7 @@
 
 struct cpu_state {
 	const struct west_grid *grid;
+	struct west_levels levels;
 };
 
 static enum west_status cpu_probe(char *err, size_t errlen)
@@ -34,15 +38,63 @@ static enum west_status cpu_init(void **state, char *err, size_t errlen)
 
 static void cpu_free(void *state)
 {
-	free(state);
+	struct cpu_state *s = state;
+	if (s)
+		west_levels_free(&s->levels);
+	free(s);
 }
 
 static enum west_status cpu_upload_terrain(void *state, const struct west_grid *g,
 					   char *err, size_t errlen)
 {
-	(void)err, (void)errlen;
-	((struct cpu_state *)state)->grid = g;
+	struct cpu_state *s = state;
+	struct west_levels l;
+	enum west_status st = west_levels_init(&l, g, err, errlen);
+	if (st)
+		return st;
+	west_levels_free(&s->levels);
+	s->levels = l;
+	s->grid = g;
 	return WEST_OK;
+}
+
+static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
+				const struct west_solve_opts *o,
+				struct west_field *f, west_progress_fn progress,
+				void *ctx, char *err, size_t errlen)
+{
+	const struct cpu_state *s = state;
+	const struct west_grid *g = s->grid;
+	size_t ns = obs->n, nz = g ? g->nz : 0;
+	struct west_kstation *st = malloc(ns * sizeof *st);
+	float *stab = malloc(ns * sizeof *stab), *prof = malloc(3 * ns * nz * sizeof *prof);
+	enum west_status rc;
+
+	if (!g || f->nx != g->nx || f->ny != g->ny || f->nz != g->nz)
+		rc = west_fail(err, errlen, WEST_ERR_INVALID,
+			       "cpu backend: no terrain uploaded, or the field is not of its grid");
+	else if (ns == 0)
+		rc = west_fail(err, errlen, WEST_ERR_INVALID, "cpu backend: no observations");
+	else if (!st || !stab || !prof)
+		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
+	else {
+		struct west_work wk = {
+			.ns = ns, .st = st, .stab = stab,
+			.pexp = west_power_exponents(o->land_use),
+			.spd = prof, .us = prof + ns * nz, .vs = prof + 2 * ns * nz,
+			.cls = f->stability, .u = f->u, .v = f->v, .w = f->w,
+		};
+		west_kgrid_init(&wk.kg, g, &s->levels);
+		west_model_stations(g, obs, st, stab);
+		rc = west_model_solve(&west_kernels_cpu, &wk, g, o,
+				      west_obs_max_speed(obs), &f->report,
+				      progress, ctx, err, errlen);
+		f->valid_time = obs->valid_time;
+	}
+	free(st);
+	free(stab);
+	free(prof);
+	return rc;
 }
 
 static void cpu_describe(void *state, char *buf, size_t len)
@@ -67,6 +119,7 @@ const struct west_backend west_backend_cpu = {
 	.init = cpu_init,
 	.free = cpu_free,
 	.upload_terrain = cpu_upload_terrain,
+	.run = cpu_run,
 	.describe = cpu_describe,
 	.device_bytes = cpu_device_bytes,
 };

@@ -74,6 +74,9 @@ struct conf_row {
 
 static const char *const nodata_words[] = { "refuse", "fill", NULL };
 static const char *const backend_words[] = { "auto", "cpu", "cuda", NULL };
+static const char *const yesno_words[] = { "no", "yes", NULL };
+static const char *const land_use_words[] = { "rural", "urban", NULL };
+static const char *const indexing_words[] = { "masked", "compact", NULL };
 
 static const struct conf_row rows[] = {
 	[WEST_CONF_TERRAIN] = {
@@ -110,6 +113,34 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_LOG_LEVEL] = {
 		"log_level", CONF_LOGLEVEL, FIELD(log_level), 0, 0, 0, NULL, "info",
 		1, "most verbose level logged" },
+	[WEST_CONF_MAX_STATIONS] = {
+		"max_stations", CONF_LONG, FIELD(max_stations), 1, 100000, 0, NULL,
+		"1000", 1, "refuse observation sets with more stations than this" },
+	[WEST_CONF_ALLOW_OUTSIDE] = {
+		"allow_outside", CONF_ENUM, FIELD(allow_outside), 0, 0, 0,
+		yesno_words, "no", 1,
+		"accept stations outside the grid (with a warning) instead of refusing" },
+	[WEST_CONF_LAND_USE] = {
+		"land_use", CONF_ENUM, FIELD(land_use), 0, 0, 0, land_use_words,
+		"rural", 1, "power-law exponents of the vertical extrapolation" },
+	[WEST_CONF_ITERATIONS] = {
+		"iterations", CONF_LONG, FIELD(iterations), 0, 10000000, 0, NULL,
+		"1000", 1, "most red-black iterations of divergence minimization" },
+	[WEST_CONF_TOLERANCE] = {
+		"tolerance", CONF_DOUBLE, FIELD(tolerance), 0, 1, 0, NULL, "1e-4", 1,
+		"stop when max|D| h / U_ref is at or below this (0 = never)" },
+	[WEST_CONF_OMEGA] = {
+		"omega", CONF_DOUBLE, FIELD(omega), 0, 1.999, 1, NULL, "1.25", 1,
+		"SOR relaxation factor of divergence minimization" },
+	[WEST_CONF_ETA] = {
+		"eta", CONF_DOUBLE, FIELD(eta), 0, 1e6, 1, NULL, "1", 1,
+		"(alpha1/alpha2)^2: vertical against horizontal adjustment weight" },
+	[WEST_CONF_INDEXING] = {
+		"indexing", CONF_ENUM, FIELD(indexing), 0, 0, 0, indexing_words,
+		"compact", 1, "red-black ordering: masked or compact (same field)" },
+	[WEST_CONF_CHECK_INTERVAL] = {
+		"check_interval", CONF_LONG, FIELD(check_interval), 1, 1000000, 0,
+		NULL, "10", 1, "iterations between two convergence checks" },
 };
 
 _Static_assert(sizeof rows / sizeof rows[0] == WEST_CONF_NKEYS,

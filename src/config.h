@@ -26,6 +26,8 @@
 
 enum west_backend_choice { WEST_BACKEND_AUTO, WEST_BACKEND_CPU, WEST_BACKEND_CUDA };
 enum west_nodata_rule { WEST_NODATA_REFUSE, WEST_NODATA_FILL };
+enum west_land_use { WEST_LAND_RURAL, WEST_LAND_URBAN };
+enum west_indexing { WEST_INDEXING_MASKED, WEST_INDEXING_COMPACT };
 
 /* Indices of the table rows, in table order; used for west_config.set[]. */
 enum west_conf_key {
@@ -40,6 +42,15 @@ enum west_conf_key {
 	WEST_CONF_MAX_CELLS,
 	WEST_CONF_BACKEND,
 	WEST_CONF_LOG_LEVEL,
+	WEST_CONF_MAX_STATIONS,
+	WEST_CONF_ALLOW_OUTSIDE,
+	WEST_CONF_LAND_USE,
+	WEST_CONF_ITERATIONS,
+	WEST_CONF_TOLERANCE,
+	WEST_CONF_OMEGA,
+	WEST_CONF_ETA,
+	WEST_CONF_INDEXING,
+	WEST_CONF_CHECK_INTERVAL,
 	WEST_CONF_NKEYS
 };
 
@@ -56,6 +67,15 @@ struct west_config {
 	long long max_cells;                /* refuse grids with more 3D cells */
 	int backend;                        /* enum west_backend_choice */
 	int log_level;                      /* enum west_log_level */
+	long max_stations;                  /* refuse larger observation sets */
+	int allow_outside;                  /* 1: accept stations off the grid */
+	int land_use;                       /* enum west_land_use (power law) */
+	long iterations;                    /* divergence minimization limit */
+	double tolerance;                   /* stop when max|D| h / U_ref <= it */
+	double omega;                       /* SOR relaxation factor, (0, 2) */
+	double eta;                         /* (alpha1 / alpha2)^2 */
+	int indexing;                       /* enum west_indexing */
+	long check_interval;                /* iterations between convergence checks */
 	unsigned char set[WEST_CONF_NKEYS]; /* 1 where a file or --set gave it */
 };
 

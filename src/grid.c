@@ -1,8 +1,9 @@
 /*
  * grid.c: builds the 3D grid, land mask and face transparencies from a DEM
  * (see grid.h for the layout and the rules).  Every size is checked before
- * anything is allocated; the mask and transparencies are filled level by
- * level in parallel (OpenMP), each element written exactly once.
+ * anything is allocated; the mask and transparencies are WEST steps 4 and
+ * 7, computed once per terrain by their kernels (kernels/land.c,
+ * kernels/transparency.c) and timed for the solve reports.
  */
 #include "grid.h"
 
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "kernels.h"
 #include "log.h"
 
 static enum west_status make_levels(struct west_grid *g,
@@ -56,48 +59,35 @@ static enum west_status check_size(const struct west_grid *g,
 	return west_check_alloc(n, per_cell, "grid", err, errlen);
 }
 
-static void fill_land(struct west_grid *g)
+static double now_seconds(void)
 {
-	size_t nx = g->nx, ny = g->ny, land = 0;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* WEST steps 4 and 7 (kernels/land.c, kernels/transparency.c), timed. */
+static enum west_status fill_land_transparency(struct west_grid *g,
+					       char *err, size_t errlen)
+{
+	double *zc = malloc(g->nz * sizeof *zc), t0 = now_seconds();
+	size_t n = west_grid_ncells(g), land = 0;
+
+	if (!zc)
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for levels");
+	for (size_t k = 0; k < g->nz; k++)
+		zc[k] = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
+	west_land_cpu(g->nx, g->ny, g->nz, g->terrain, zc, g->land);
+	free(zc);
 	#pragma omp parallel for reduction(+:land) schedule(static)
-	for (size_t k = 0; k < g->nz; k++) {
-		double zc = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
-		for (size_t j = 0; j < ny; j++)
-			for (size_t i = 0; i < nx; i++) {
-				unsigned char l = zc < g->terrain[j * nx + i];
-				g->land[west_grid_cell(g, i, j, k)] = l;
-				land += l;
-			}
-	}
+	for (size_t c = 0; c < n; c++)
+		land += g->land[c];
 	g->land_cells = land;
-}
-
-/* 1 when cell (i, j, k) is inside the grid and land. */
-static int is_land(const struct west_grid *g, long i, long j, long k)
-{
-	if (i < 0 || j < 0 || k < 0 || i >= (long)g->nx || j >= (long)g->ny ||
-	    k >= (long)g->nz)
-		return 0;
-	return g->land[west_grid_cell(g, (size_t)i, (size_t)j, (size_t)k)];
-}
-
-static void fill_transparency(struct west_grid *g)
-{
-	long nx = (long)g->nx, ny = (long)g->ny, nz = (long)g->nz;
-	#pragma omp parallel for schedule(static)
-	for (long k = 0; k <= nz; k++)
-		for (long j = 0; j <= ny; j++)
-			for (long i = 0; i <= nx; i++) {
-				if (k < nz && j < ny)
-					g->tx[i + (nx + 1) * (j + ny * k)] =
-						!(is_land(g, i - 1, j, k) || is_land(g, i, j, k));
-				if (k < nz && i < nx)
-					g->ty[i + nx * (j + (ny + 1) * k)] =
-						!(is_land(g, i, j - 1, k) || is_land(g, i, j, k));
-				if (i < nx && j < ny)
-					g->tz[i + nx * (j + ny * k)] = k > 0 &&
-						!(is_land(g, i, j, k - 1) || is_land(g, i, j, k));
-			}
+	g->land_seconds = now_seconds() - t0;
+	t0 = now_seconds();
+	west_transparency_cpu(g->nx, g->ny, g->nz, g->land, g->tx, g->ty, g->tz);
+	g->transparency_seconds = now_seconds() - t0;
+	return WEST_OK;
 }
 
 static enum west_status alloc_arrays(struct west_grid *g, const struct west_dem *dem,
@@ -136,13 +126,11 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 		st = check_size(g, c, err, errlen);
 	if (!st)
 		st = alloc_arrays(g, dem, err, errlen);
-	if (st) {
+	if (!st)
+		st = fill_land_transparency(g, err, errlen);
+	if (st)
 		west_grid_free(g);
-		return st;
-	}
-	fill_land(g);
-	fill_transparency(g);
-	return WEST_OK;
+	return st;
 }
 
 enum west_status west_grid_load(struct west_grid *g, const char *path,

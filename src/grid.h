@@ -40,6 +40,7 @@ struct west_grid {
 	unsigned char *land;  /* nx * ny * nz, 1 = land */
 	float *tx, *ty, *tz;  /* face transparencies, layouts above */
 	size_t land_cells;
+	double land_seconds, transparency_seconds; /* steps 4, 7 at build */
 	struct west_crs crs;
 };
 

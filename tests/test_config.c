@@ -155,6 +155,15 @@ Test(config, defaults)
 	cr_expect_eq(c->max_cells, 200000000LL);
 	cr_expect_eq(c->backend, WEST_BACKEND_AUTO);
 	cr_expect_eq(c->log_level, WEST_LOG_INFO);
+	cr_expect_eq(c->max_stations, 1000);
+	cr_expect_eq(c->allow_outside, 0);
+	cr_expect_eq(c->land_use, WEST_LAND_RURAL);
+	cr_expect_eq(c->iterations, 1000);
+	cr_expect_eq(c->tolerance, 1e-4);
+	cr_expect_eq(c->omega, 1.25);
+	cr_expect_eq(c->eta, 1.0);
+	cr_expect_eq(c->indexing, WEST_INDEXING_COMPACT);
+	cr_expect_eq(c->check_interval, 10);
 	cr_expect_eq(nset(c), 0);
 	free(c);
 }
@@ -164,6 +173,8 @@ Test(config, table)
 	static const char *const names[] = {
 		"terrain", "terrain_variable", "nodata", "resolution", "nz", "dz",
 		"levels", "base_altitude", "max_cells", "backend", "log_level",
+		"max_stations", "allow_outside", "land_use", "iterations",
+		"tolerance", "omega", "eta", "indexing", "check_interval",
 	};
 
 	cr_assert_eq(west_config_nkeys(), WEST_CONF_NKEYS);

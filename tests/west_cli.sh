@@ -1,7 +1,9 @@
 #!/bin/sh
-# west_cli.sh (TAP): the one-shot command `west grid` end to end: summary,
-# JSON, backend choice, and the exit code and message of each kind of
-# failure (docs in `west --help`).
+# west_cli.sh (TAP): the one-shot command end to end: `west grid` (summary,
+# JSON, backend choice), `west run` on the bundled terrain and sample
+# observations (snapshot readable by ncdump and Python's netCDF4 with the
+# CF attributes), `west info`, and the exit code and message of each kind
+# of failure (docs in `west --help` and docs/west.1).
 west=$top_builddir/west
 data=$top_srcdir/data
 tmp=$(mktemp -d) || exit 1
@@ -22,7 +24,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..11"
+echo "1..26"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -47,4 +49,78 @@ if { [ $rc -eq 0 ] && grep -q '^backend  cuda: CUDA device' "$tmp/out"; } ||
 else
 	echo "not ok $n - --backend cuda (exit $rc)"
 	sed 's/^/# /' "$tmp/out"
+fi
+
+# --- west run / west info ---------------------------------------------------
+obs=$data/obs/default.json
+sed 's/"speed": 7,/"speed": -7,/' "$obs" >"$tmp/bad.json"
+check "run writes a snapshot" 0 "wrote    $tmp/f.nc" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/f.nc" --backend cpu
+check "run: one line of JSON with the report" 0 '"solver":"sor-velocity"' \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/j.nc" --backend cpu --json \
+	--iterations 20
+check "run: --progress prints a line per step" 0 "step 9/9 divergence removal" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/p.nc" --backend cpu \
+	--iterations 5 --progress
+check "run: masked indexing and omega from the command line" 0 "masked indexing, omega 1.5" \
+	run --terrain "$data/default.asc" --obs "$data/obs/default.csv" --out "$tmp/m.nc" \
+	--backend cpu --iterations 5 --omega 1.5 --indexing masked
+check "info prints the snapshot" 0 "stations 3" info "$tmp/f.nc"
+check "info --json" 0 '"conventions":"CF-1.10"' info "$tmp/f.nc" --json
+check "run: bad observations name the record, exit 3" 3 "speed" \
+	run --terrain "$data/default.asc" --obs "$tmp/bad.json" --out "$tmp/bad.nc"
+check "run: bad --omega names the option, exit 3" 3 "--omega: omega" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/o.nc" --omega 2.5
+check "run: --obs and --out are required" 2 "are required" run --terrain "$data/default.asc"
+check "run: unwritable output, exit 1" 1 "$tmp/nodir/f.nc" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/nodir/f.nc" --iterations 1
+check "info: not a snapshot, exit 3" 3 "hill.nc" info "$data/hill.nc"
+check "info needs one file" 2 "exactly one snapshot" info
+
+n=$((n + 1))
+if [ -e "$tmp/bad.nc" ] || [ -e "$tmp/o.nc" ]; then
+	echo "not ok $n - failed runs leave no snapshot"
+else
+	echo "ok $n - failed runs leave no snapshot"
+fi
+
+# ncdump -h shows the CF attributes (netcdf-bin)
+n=$((n + 1))
+if ! command -v ncdump >/dev/null 2>&1; then
+	echo "ok $n # SKIP ncdump (netcdf-bin) is not installed"
+elif ncdump -h "$tmp/f.nc" >"$tmp/h" 2>&1 &&
+     grep -q ':Conventions = "CF-1.10"' "$tmp/h" &&
+     grep -q 'x_wind:standard_name = "x_wind"' "$tmp/h" &&
+     grep -q 'upward_air_velocity:_FillValue' "$tmp/h" &&
+     grep -q 'x_wind:grid_mapping = "crs"' "$tmp/h" &&
+     grep -q 'crs:grid_mapping_name = "transverse_mercator"' "$tmp/h"; then
+	echo "ok $n - ncdump -h shows the CF attributes"
+else
+	echo "not ok $n - ncdump -h shows the CF attributes"
+	sed 's/^/# /' "$tmp/h"
+fi
+
+# Python's netCDF4 opens it and sees the fill in land cells (Debian's
+# python3-netcdf4 lives under the system python3)
+n=$((n + 1))
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+if ! "$py" -c 'import netCDF4' 2>/dev/null; then
+	echo "ok $n # SKIP python3-netcdf4 is not installed"
+elif "$py" - "$tmp/f.nc" >"$tmp/py" 2>&1 <<'PY'
+import sys, netCDF4
+d = netCDF4.Dataset(sys.argv[1])
+assert d.Conventions == "CF-1.10"
+u = d.variables["x_wind"][:]
+assert u.shape == (1, 30, 80, 96), u.shape
+assert u.mask.any() and not u.mask.all(), "land cells masked, air cells not"
+assert d.variables["z"].positive == "up"
+assert len(d.dimensions["station"]) == 3
+print("ok", float(abs(u).max()))
+PY
+then
+	echo "ok $n - python netCDF4 reads the snapshot"
+else
+	echo "not ok $n - python netCDF4 reads the snapshot"
+	sed 's/^/# /' "$tmp/py"
 fi

@@ -1,0 +1,29 @@
+/*
+ * interpolate.c: CPU reference of WEST step 5, speed interpolation
+ * (kernels.h): per level, the stations' components onto the x- and y-faces
+ * by inverse distance squared.  Faces of one level in parallel.
+ */
+#include "kernel_util.h"
+
+enum west_status west_interpolate_cpu(const struct west_kgrid *g, size_t ns,
+				      const struct west_kstation *st,
+				      const float *us, const float *vs,
+				      float *u, float *v)
+{
+	size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	#pragma omp parallel for collapse(2) schedule(static)
+	for (size_t k = 0; k < nz; k++)
+		for (size_t j = 0; j <= ny; j++) {
+			float yc = ((float)j + 0.5f) * g->dy, yf = (float)j * g->dy;
+			for (size_t i = 0; i <= nx; i++) {
+				float xc = ((float)i + 0.5f) * g->dx, xf = (float)i * g->dx;
+				if (j < ny)
+					u[west_kx(nx, ny, i, j, k)] =
+						west_idw_value(ns, st, xf, yc, us + k, nz);
+				if (i < nx)
+					v[west_ky(nx, ny, i, j, k)] =
+						west_idw_value(ns, st, xc, yf, vs + k, nz);
+			}
+		}
+	return WEST_OK;
+}

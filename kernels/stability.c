@@ -1,0 +1,22 @@
+/*
+ * stability.c: CPU reference of WEST step 1, stability interpolation
+ * (kernels.h).  One column per iteration, columns in parallel.
+ */
+#include <math.h>
+
+#include "kernel_util.h"
+
+enum west_status west_stability_cpu(const struct west_kgrid *g, size_t ns,
+				    const struct west_kstation *st,
+				    const float *stab, unsigned char *cls)
+{
+	size_t nx = g->nx, ny = g->ny;
+	#pragma omp parallel for schedule(static)
+	for (size_t j = 0; j < ny; j++)
+		for (size_t i = 0; i < nx; i++) {
+			float x = ((float)i + 0.5f) * g->dx, y = ((float)j + 0.5f) * g->dy;
+			float c = west_idw_value(ns, st, x, y, stab, 1);
+			cls[j * nx + i] = (unsigned char)floorf(c + 0.5f);
+		}
+	return WEST_OK;
+}

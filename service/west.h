@@ -1,0 +1,40 @@
+/*
+ * west.h: the one-shot command's shared parts (west.c parses arguments and
+ * runs `grid`; west_run.c runs `run` and `info`).
+ */
+#ifndef WEST_CLI_H
+#define WEST_CLI_H
+
+#include "backend.h"
+#include "config.h"
+#include "grid.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INPUT = 3 };
+
+#define WEST_MAX_SETS 64
+
+struct opts {
+	const char *command;
+	const char *config, *terrain, *backend, *obs, *out, *file;
+	const char *sets[WEST_MAX_SETS];     /* "key=value" */
+	const char *origins[WEST_MAX_SETS];  /* the option that gave it */
+	int nsets, json, progress;
+};
+
+/* The backend chosen for c, initialized, with g uploaded (state set). */
+struct setup {
+	const struct west_backend *be;
+	void *state;
+	char device[256], note[WEST_ERRLEN];
+	size_t device_bytes;
+};
+
+int west_cli_setup_backend(const struct west_config *c, const struct west_grid *g,
+			   int need_run, struct setup *s);
+void west_cli_crs_name(const struct west_crs *crs, const char *mapping,
+		       char *buf, size_t len);
+
+int west_cli_run(const struct opts *o, const struct west_config *c);
+int west_cli_info(const struct opts *o);
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * field.c: allocation of a solved field and its cell-centre view (field.h),
+ * the names of the WEST steps, and the report as JSON.
+ */
+#include "field.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+static const char *const step_names[WEST_NSTEPS][2] = {
+	[WEST_STEP_STABILITY] = { "stability interpolation", "stability" },
+	[WEST_STEP_EXTRAPOLATION] = { "vertical extrapolation", "extrapolation" },
+	[WEST_STEP_INIT] = { "initialization", "initialization" },
+	[WEST_STEP_LAND] = { "land addition", "land" },
+	[WEST_STEP_SPEED_INTERP] = { "speed interpolation", "interpolation" },
+	[WEST_STEP_SPEED_ZERO] = { "speed zero", "speed_zero" },
+	[WEST_STEP_TRANSPARENCY] = { "transparency calculation", "transparency" },
+	[WEST_STEP_DIVMIN] = { "divergence minimization", "minimization" },
+	[WEST_STEP_DIVREMOVAL] = { "divergence removal", "removal" },
+};
+
+const char *west_step_name(int step)
+{
+	return step >= 0 && step < WEST_NSTEPS ? step_names[step][0] : NULL;
+}
+
+const char *west_step_key(int step)
+{
+	return step >= 0 && step < WEST_NSTEPS ? step_names[step][1] : NULL;
+}
+
+enum west_status west_field_init(struct west_field *f, const struct west_grid *g,
+				 char *err, size_t errlen)
+{
+	memset(f, 0, sizeof *f);
+	f->nx = g->nx, f->ny = g->ny, f->nz = g->nz;
+	f->u = malloc(west_grid_nxfaces(g) * sizeof *f->u);
+	f->v = malloc(west_grid_nyfaces(g) * sizeof *f->v);
+	f->w = malloc(west_grid_nzfaces(g) * sizeof *f->w);
+	f->stability = malloc(g->nx * g->ny);
+	if (!f->u || !f->v || !f->w || !f->stability) {
+		west_field_free(f);
+		return west_fail(err, errlen, WEST_ERR_NOMEM,
+				 "field: out of memory for %zu cells", west_grid_ncells(g));
+	}
+	return WEST_OK;
+}
+
+void west_field_free(struct west_field *f)
+{
+	free(f->u);
+	free(f->v);
+	free(f->w);
+	free(f->stability);
+	memset(f, 0, sizeof *f);
+}
+
+int west_field_centre(const struct west_field *f, const struct west_grid *g,
+		      size_t i, size_t j, size_t k, float out[3])
+{
+	size_t nx = g->nx, ny = g->ny;
+	if (g->land[west_grid_cell(g, i, j, k)])
+		return 0;
+	size_t xf = i + (nx + 1) * (j + ny * k);
+	size_t yf = i + nx * (j + (ny + 1) * k);
+	size_t zf = i + nx * (j + ny * k);
+	out[0] = 0.5f * (f->u[xf] + f->u[xf + 1]);
+	out[1] = 0.5f * (f->v[yf] + f->v[yf + nx]);
+	out[2] = 0.5f * (f->w[zf] + f->w[zf + nx * ny]);
+	return 1;
+}
+
+static json_t *convergence_json(const struct west_convergence *c)
+{
+	return json_pack("{s:f, s:f, s:f}", "max_div", c->max_div,
+			 "rel_max", c->rel_max, "rel_l2", c->rel_l2);
+}
+
+json_t *west_report_json(const struct west_report *r)
+{
+	json_t *sec = json_object();
+	for (int s = 0; s < WEST_NSTEPS; s++)
+		json_object_set_new(sec, west_step_key(s), json_real(r->step_seconds[s]));
+	json_object_set_new(sec, "total", json_real(r->total_seconds));
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:f, s:o, s:o, s:o, s:o}",
+			 "backend", r->backend, "solver", r->solver,
+			 "indexing", r->indexing, "omega", r->omega, "eta", r->eta,
+			 "tolerance", r->tolerance,
+			 "iterations", (json_int_t)r->iterations,
+			 "iterations_max", (json_int_t)r->iterations_max,
+			 "converged", r->converged, "h", r->h, "u_ref", r->u_ref,
+			 "start", convergence_json(&r->start),
+			 "end", convergence_json(&r->end),
+			 "final", convergence_json(&r->final), "seconds", sec);
+}

@@ -1,0 +1,94 @@
+/*
+ * field.h: a solved wind field and the diagnostics of the solve that made it.
+ *
+ * The field holds the face velocities of the Arakawa-C grid (grid.h gives
+ * the layouts): u on x-faces, v on y-faces, w on z-faces, in m/s, float32.
+ * Faces touching land and the ground are 0.  The per-column stability class
+ * (step 1) is kept for dispersion models.  Cell-centre components (what
+ * snapshots and the API publish) are the means of the two opposite faces;
+ * land cells have none.
+ */
+#ifndef WEST_FIELD_H
+#define WEST_FIELD_H
+
+#include <stddef.h>
+
+#include "grid.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The WEST steps in model order (DESIGN.md section 3). */
+enum west_step {
+	WEST_STEP_STABILITY,      /* stability interpolation */
+	WEST_STEP_EXTRAPOLATION,  /* vertical extrapolation */
+	WEST_STEP_INIT,           /* wind field initialization */
+	WEST_STEP_LAND,           /* land addition */
+	WEST_STEP_SPEED_INTERP,   /* speed interpolation */
+	WEST_STEP_SPEED_ZERO,     /* speed zero */
+	WEST_STEP_TRANSPARENCY,   /* transparency calculation */
+	WEST_STEP_DIVMIN,         /* divergence minimization */
+	WEST_STEP_DIVREMOVAL,     /* divergence removal */
+	WEST_NSTEPS
+};
+
+/* "stability interpolation", ...; NULL out of range. */
+const char *west_step_name(int step);
+/* "stability", "extrapolation", ... (one word, for JSON and attributes). */
+const char *west_step_key(int step);
+
+/* The two convergence measures of DESIGN.md section 3, and max|D| itself. */
+struct west_convergence {
+	double max_div;   /* max |D| over fluid cells (1/s) */
+	double rel_max;   /* max |D| * h / U_ref */
+	double rel_l2;    /* ||D||_2 / ||D_initial||_2 (1 at the start) */
+};
+
+struct west_report {
+	char backend[16];        /* "cpu", "cuda" */
+	char solver[32];         /* "sor-velocity" */
+	char indexing[16];       /* "masked", "compact" */
+	double omega, eta, tolerance;
+	long iterations_max;     /* the limit */
+	long iterations;         /* red-black iterations done */
+	int converged;           /* tolerance met */
+	double h, u_ref;         /* m, m/s: the scales of rel_max */
+	struct west_convergence start;   /* before the first sweep */
+	struct west_convergence end;     /* after the last sweep */
+	struct west_convergence final;   /* after divergence removal */
+	double step_seconds[WEST_NSTEPS];
+	double total_seconds;
+};
+
+struct west_field {
+	size_t nx, ny, nz;
+	float *u, *v, *w;           /* face velocities (m/s) */
+	unsigned char *stability;   /* nx * ny, enum west_stability per column */
+	long long valid_time;       /* s since 1970-01-01T00:00:00Z */
+	struct west_report report;
+};
+
+/* Allocate the arrays for grid g (contents undefined); zeroed on error. */
+enum west_status west_field_init(struct west_field *f, const struct west_grid *g,
+				 char *err, size_t errlen);
+void west_field_free(struct west_field *f);
+
+/*
+ * Cell-centre velocity of cell (i, j, k): out = {u, v, w} (m/s), the means
+ * of opposite faces.  Returns 0 and leaves out alone for a land cell.
+ */
+int west_field_centre(const struct west_field *f, const struct west_grid *g,
+		      size_t i, size_t j, size_t k, float out[3]);
+
+/* The report as a JSON object (jansson; a new reference), for the
+ * command's --json, the API and the snapshot reader's users. */
+struct json_t;
+struct json_t *west_report_json(const struct west_report *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

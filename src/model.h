@@ -1,0 +1,104 @@
+/*
+ * model.h: the WEST model driver (DESIGN.md section 3, docs/model.md).
+ *
+ * A solve runs the nine steps in model order on one backend's memory: the
+ * driver (west_model_solve) is written once over a table of kernels with
+ * the kernels.h prototypes, the CPU references or the CUDA launchers, and a
+ * struct west_work of arrays in that backend's memory.  Steps 4 (land) and
+ * 7 (transparencies) depend on the terrain only: they run when the grid is
+ * built (grid.c) and the report carries their time from then.
+ *
+ * Divergence minimization runs red-black iterations (a red then a black
+ * pass) until the convergence test passes or `iterations` are done.  The
+ * test, max|D| h / U_ref <= tolerance (h = min(dx, dy, dz), U_ref = the
+ * largest observed speed), is evaluated before the first iteration, every
+ * check_interval iterations and after the last one.  A tolerance of 0
+ * never stops early.
+ */
+#ifndef WEST_MODEL_H
+#define WEST_MODEL_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "field.h"
+#include "grid.h"
+#include "kernels.h"
+#include "obs.h"
+#include "status.h"
+
+struct west_solve_opts {
+	long iterations;          /* most red-black iterations */
+	double tolerance;         /* on max|D| h / U_ref; 0 = none */
+	double omega, eta;
+	enum west_indexing indexing;
+	long check_interval;      /* iterations between convergence checks */
+	enum west_land_use land_use;
+};
+
+void west_solve_opts_from_config(struct west_solve_opts *o,
+				 const struct west_config *c);
+
+/* Power-law exponents of Irwin (1979) by class A..F. */
+const float *west_power_exponents(enum west_land_use use);
+
+/* Called after each step with the report so far (step_seconds[step] set). */
+typedef void (*west_progress_fn)(void *ctx, int step, const struct west_report *r);
+
+/* The kernels one backend runs (the _cpu or the _cuda set). */
+struct west_kernel_ops {
+	const char *backend;   /* the report's backend name */
+	__typeof__(west_stability_cpu) *stability;
+	__typeof__(west_extrapolate_cpu) *extrapolate;
+	__typeof__(west_initialize_cpu) *initialize;
+	__typeof__(west_interpolate_cpu) *interpolate;
+	__typeof__(west_speed_zero_cpu) *speed_zero;
+	__typeof__(west_divmin_sweep_cpu) *sweep;
+	__typeof__(west_divergence_norms_cpu) *norms;
+	__typeof__(west_divremoval_cpu) *divremoval;
+};
+extern const struct west_kernel_ops west_kernels_cpu;
+
+/* Level arrays of struct west_kgrid for grid g (each nz or nz + 1 floats). */
+struct west_levels {
+	float *zc, *rdz, *rdzf;
+};
+enum west_status west_levels_init(struct west_levels *l, const struct west_grid *g,
+				  char *err, size_t errlen);
+void west_levels_free(struct west_levels *l);
+
+/* The kernels' view of g (host pointers), with levels l. */
+void west_kgrid_init(struct west_kgrid *kg, const struct west_grid *g,
+		     const struct west_levels *l);
+
+/*
+ * Stations in kernel form: st[s] (position from the grid corner, ground
+ * height above the base by bilinear terrain, clamped to the grid) and
+ * stab[s] (class as a float), for s < obs->n.
+ */
+void west_model_stations(const struct west_grid *g, const struct west_obs_set *obs,
+			 struct west_kstation *st, float *stab);
+
+/* Every array a solve touches, in the backend's memory. */
+struct west_work {
+	struct west_kgrid kg;
+	size_t ns;
+	const struct west_kstation *st;
+	const float *stab, *pexp;   /* ns; 6 */
+	float *spd, *us, *vs;       /* ns * nz each */
+	unsigned char *cls;         /* nx * ny */
+	float *u, *v, *w;           /* the field's faces */
+};
+
+/*
+ * Run steps 1-3, 5, 6, 8 and 9 with ops on wk; fill r (convergence, step
+ * times, iterations; steps 4 and 7 from the grid) and call progress (may be
+ * NULL) after each step.  u_ref: the largest observed speed (m/s).
+ */
+enum west_status west_model_solve(const struct west_kernel_ops *ops,
+				  struct west_work *wk, const struct west_grid *g,
+				  const struct west_solve_opts *o, double u_ref,
+				  struct west_report *r, west_progress_fn progress,
+				  void *ctx, char *err, size_t errlen);
+
+#endif

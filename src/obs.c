@@ -1,0 +1,469 @@
+/*
+ * obs.c: what the two observation readers share (obs.h): field range
+ * checks, placing a station on the grid, duplicate ids, the set's life
+ * cycle, time stamps, the stability rules, and west_obs_load, which reads
+ * a file and hands it to obs_json.c or obs_csv.c by its extension.
+ *
+ * Invariants of an accepted set: 1 <= n <= max_stations (when a limit is
+ * set); ids unique, 1..63 printable ASCII bytes, no space at either end;
+ * height > 0 m, speed in [0, 100] m/s, direction in [0, 360] degrees;
+ * every station inside the grid's closed extent [x0, x0 + nx dx] x
+ * [y0, y0 + ny dy] unless allow_outside marked it `outside`; stability a
+ * class A..F; valid_time the latest time.  A refused set is n = 0,
+ * obs = NULL.
+ *
+ * Stability rules (docs/api.md, "Stability"):
+ *  - from 1/L: Golder (1972), "Relations among stability parameters in the
+ *    surface layer", Boundary-Layer Meteorol. 3, 47-58, as the straight
+ *    lines 1/L = a + b log10(z0) of Seinfeld & Pandis, "Atmospheric
+ *    Chemistry and Physics", 2nd ed. (2006), Table 16.5 (fit of Myrup &
+ *    Ranzieri 1976); the nearest line wins, so the class boundaries are the
+ *    midpoints between adjacent lines.
+ *  - from wind, insolation and cloud: Pasquill (1961), Turner (1964), as
+ *    tabulated in Seinfeld & Pandis (2006), Table 16.4; intermediate classes
+ *    (A-B, B-C, C-D) are taken as the more stable one.  The solar elevation
+ *    comes from NOAA's "General Solar Position Calculations" (NOAA Global
+ *    Monitoring Division; the fractional-year series of Spencer 1971).
+ */
+#include "obs_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "log.h"
+#include "proj.h"
+
+#define OBS_FILE_MAX (64ull << 20) /* bytes; larger observation files are refused */
+
+/* ---- field checks ---------------------------------------------------- */
+
+const char *west_obs_check_id(const char *id, size_t n)
+{
+	if (n == 0)
+		return "must not be empty";
+	if (n >= WEST_OBS_ID_MAX)
+		return "longer than 63 bytes";
+	for (size_t i = 0; i < n; i++)
+		if (id[i] < 0x20 || id[i] > 0x7e)
+			return "must be printable ASCII";
+	if (id[0] == ' ' || id[n - 1] == ' ')
+		return "must not start or end with a space";
+	return NULL;
+}
+
+const char *west_obs_check_height(double v)
+{
+	return isfinite(v) && v > 0.0 ? NULL : "must be a finite number > 0 m";
+}
+
+const char *west_obs_check_speed(double v)
+{
+	return v >= 0.0 && v <= 100.0 ? NULL : "must be in [0, 100] m/s";
+}
+
+const char *west_obs_check_direction(double v)
+{
+	return v >= 0.0 && v <= 360.0 ? NULL : "must be in [0, 360] degrees";
+}
+
+const char *west_obs_check_z0(double v)
+{
+	return v > 0.0 && v < 10.0 ? NULL : "must be > 0 and < 10 m";
+}
+
+/* ---- the set --------------------------------------------------------- */
+
+enum west_status west_obs_check_count(size_t n, const struct west_obs_opts *o,
+				      char *err, size_t errlen)
+{
+	if (n == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "no observations");
+	if (o->max_stations && n > o->max_stations)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%zu observations, more than max_stations = %zu",
+				 n, o->max_stations);
+	return WEST_OK;
+}
+
+enum west_status west_obs_set_alloc(struct west_obs_set *set, size_t n,
+				    char *err, size_t errlen)
+{
+	set->obs = calloc(n, sizeof *set->obs);
+	if (!set->obs)
+		return west_fail(err, errlen, WEST_ERR_NOMEM,
+				 "cannot allocate %zu observations", n);
+	set->n = n;
+	for (size_t i = 0; i < n; i++)
+		set->obs[i].inv_L = set->obs[i].z0 = NAN;
+	return WEST_OK;
+}
+
+void west_obs_set_free(struct west_obs_set *set)
+{
+	if (!set)
+		return;
+	free(set->obs);
+	set->obs = NULL;
+	set->n = 0;
+	set->valid_time = 0;
+}
+
+void west_obs_set_finish(struct west_obs_set *set)
+{
+	set->valid_time = set->obs[0].time;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct west_obs *ob = &set->obs[i];
+		if (ob->time > set->valid_time)
+			set->valid_time = ob->time;
+		if (ob->outside)
+			west_log(WEST_LOG_WARNING, "station \"%s\" at (%.2f, %.2f) m is "
+				 "outside the grid; accepted (allow_outside)",
+				 ob->id, ob->x, ob->y);
+	}
+}
+
+double west_obs_max_speed(const struct west_obs_set *set)
+{
+	double m = 0.0;
+
+	for (size_t i = 0; set && i < set->n; i++)
+		if (set->obs[i].speed > m)
+			m = set->obs[i].speed;
+	return m;
+}
+
+const char *west_stability_name(int stability)
+{
+	static const char *const names[WEST_NSTAB] = { "A", "B", "C", "D", "E", "F" };
+
+	return stability >= 0 && stability < WEST_NSTAB ? names[stability] : "?";
+}
+
+/* ---- position -------------------------------------------------------- */
+
+enum west_status west_obs_place(const struct west_obs_opts *o, struct west_obs *ob,
+				const char *rec, const char *what,
+				char *err, size_t errlen)
+{
+	const struct west_grid *g = o->grid;
+	double x1 = g->x0 + (double)g->nx * g->dx, y1 = g->y0 + (double)g->ny * g->dy;
+
+	if (!isfinite(ob->x) || !isfinite(ob->y))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: %s: position is not finite", rec, what);
+	ob->outside = !(ob->x >= g->x0 && ob->x <= x1 && ob->y >= g->y0 && ob->y <= y1);
+	if (ob->outside && !o->allow_outside)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: %s: (%.2f, %.2f) m is outside the grid "
+				 "(x %.2f to %.2f, y %.2f to %.2f m); set allow_outside to "
+				 "accept it", rec, what, ob->x, ob->y, g->x0, x1, g->y0, y1);
+	return WEST_OK;
+}
+
+enum west_status west_obs_project(const struct west_obs_opts *o, double lon,
+				  double lat, struct west_obs *ob, const char *rec,
+				  const char *what, char *err, size_t errlen)
+{
+	char msg[WEST_ERRLEN];
+
+	if (!(fabs(lon) <= 180.0))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: %s: longitude %g is outside [-180, 180]", rec, what, lon);
+	if (!(fabs(lat) <= 90.0))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: %s: latitude %g is outside [-90, 90]", rec, what, lat);
+	if (west_tm_forward(&o->grid->crs, lon, lat, &ob->x, &ob->y, msg,
+			    sizeof msg) != WEST_OK)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %s: %s", rec, what, msg);
+	return west_obs_place(o, ob, rec, what, err, errlen);
+}
+
+/* ---- duplicate ids --------------------------------------------------- */
+
+/* By id, then by position in the set (the pointers point into one array). */
+static int cmp_by_id(const void *a, const void *b)
+{
+	const struct west_obs *p = *(const struct west_obs *const *)a;
+	const struct west_obs *q = *(const struct west_obs *const *)b;
+	int c = strcmp(p->id, q->id);
+
+	if (c)
+		return c;
+	return p < q ? -1 : p > q;
+}
+
+int west_obs_find_duplicate(const struct west_obs_set *set, size_t *first,
+			    size_t *second)
+{
+	const struct west_obs **v = malloc(set->n * sizeof *v);
+	size_t best = set->n, start = 0;
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < set->n; i++)
+		v[i] = &set->obs[i];
+	qsort(v, set->n, sizeof *v, cmp_by_id);
+	for (size_t k = 1; k < set->n; k++) {
+		if (strcmp(v[k]->id, v[k - 1]->id) != 0) {
+			start = k;
+		} else if (k == start + 1 && (size_t)(v[k] - set->obs) < best) {
+			best = (size_t)(v[k] - set->obs);
+			*first = (size_t)(v[start] - set->obs);
+		}
+	}
+	free(v);
+	if (best == set->n)
+		return 0;
+	*second = best;
+	return 1;
+}
+
+/* ---- time stamps ----------------------------------------------------- */
+
+/* n decimal digits at s into *v; 0 when one is not a digit. */
+static int digits(const char *s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 1;
+}
+
+static int days_in_month(int y, int m)
+{
+	static const int d[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return d[m - 1] + (m == 2 && leap);
+}
+
+/* "YYYY-MM-DDThh:mm:ss" into tm; 0 when malformed or out of range. */
+static int parse_date_time(const char *s, struct tm *tm)
+{
+	int Y, M, D, h, m, sec;
+
+	if (!digits(s, 4, &Y) || s[4] != '-' || !digits(s + 5, 2, &M) || s[7] != '-' ||
+	    !digits(s + 8, 2, &D) || (s[10] != 'T' && s[10] != 't') ||
+	    !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &m) ||
+	    s[16] != ':' || !digits(s + 17, 2, &sec))
+		return 0;
+	if (Y < 1900 || M < 1 || M > 12 || D < 1 || D > days_in_month(Y, M) ||
+	    h > 23 || m > 59 || sec > 60)
+		return 0;
+	memset(tm, 0, sizeof *tm);
+	tm->tm_year = Y - 1900, tm->tm_mon = M - 1, tm->tm_mday = D;
+	tm->tm_hour = h, tm->tm_min = m, tm->tm_sec = sec;
+	return 1;
+}
+
+/* "Z" or "+hh:mm" / "-hh:mm" ending the string: offset east of UTC (s). */
+static int parse_zone(const char *s, long long *off)
+{
+	int h, m;
+
+	if ((s[0] == 'Z' || s[0] == 'z') && s[1] == '\0') {
+		*off = 0;
+		return 1;
+	}
+	if ((s[0] != '+' && s[0] != '-') || !digits(s + 1, 2, &h) || s[3] != ':' ||
+	    !digits(s + 4, 2, &m) || s[6] != '\0' || h > 23 || m > 59)
+		return 0;
+	*off = (s[0] == '-' ? -1 : 1) * (h * 3600LL + m * 60LL);
+	return 1;
+}
+
+int west_obs_time_parse(const char *s, long long *t)
+{
+	struct tm tm;
+	long long off;
+	const char *p = s + 19;
+
+	if (!parse_date_time(s, &tm))
+		return 0;
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (!parse_zone(p, &off))
+		return 0;
+	*t = (long long)timegm(&tm) - off;
+	return 1;
+}
+
+void west_obs_time_format(long long t, char *buf, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || !strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, size, "%lld", t);
+}
+
+/* ---- stability rules ------------------------------------------------- */
+
+int west_stability_golder(double inv_L, double z0)
+{
+	/* Seinfeld & Pandis (2006) Table 16.5: 1/L = a + b log10(z0). */
+	static const double a[WEST_NSTAB] = { -0.096, -0.037, -0.002, 0.0, 0.004, 0.035 };
+	static const double b[WEST_NSTAB] = { 0.029, 0.029, 0.018, 0.0, -0.018, -0.036 };
+	double lz = log10(z0), best = INFINITY;
+	int cls = WEST_STAB_D;
+
+	for (int c = 0; c < WEST_NSTAB; c++) {
+		double d = fabs(inv_L - (a[c] + b[c] * lz));
+		if (d <= best) {
+			best = d;
+			cls = c;
+		}
+	}
+	return cls;
+}
+
+int west_stability_insolation(double elevation, double cloud)
+{
+	int col;
+
+	if (elevation <= 0.0)
+		return cloud >= 50.0 ? WEST_INSOL_NIGHT_CLOUDY : WEST_INSOL_NIGHT_CLEAR;
+	col = elevation > 60.0 ? WEST_INSOL_STRONG
+	    : elevation > 35.0 ? WEST_INSOL_MODERATE : WEST_INSOL_SLIGHT;
+	if (cloud >= 50.0 && col < WEST_INSOL_SLIGHT)
+		col++;
+	return col;
+}
+
+int west_stability_turner(double speed, int insolation)
+{
+	/* Rows: u < 2, 2 <= u < 3, 3 <= u < 5, 5 <= u < 6, u >= 6 (m/s);
+	 * columns: enum west_insolation.  A-B -> B, B-C -> C, C-D -> D. */
+	enum { A = WEST_STAB_A, B, C, D, E, F };
+	static const unsigned char table[5][WEST_NINSOL] = {
+		{ A, B, B, F, F },
+		{ B, B, C, E, F },
+		{ B, C, C, D, E },
+		{ C, D, D, D, D },
+		{ C, D, D, D, D },
+	};
+	int row = speed < 2.0 ? 0 : speed < 3.0 ? 1 : speed < 5.0 ? 2 : speed < 6.0 ? 3 : 4;
+
+	if (insolation < 0 || insolation >= WEST_NINSOL)
+		return WEST_STAB_D;
+	return table[row][insolation];
+}
+
+int west_stability_pasquill(double speed, double elevation, double cloud)
+{
+	if (cloud >= 100.0)
+		return WEST_STAB_D;
+	return west_stability_turner(speed, west_stability_insolation(elevation, cloud));
+}
+
+double west_solar_elevation(double lon, double lat, long long t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	int year_days;
+	double hour, g, eqtime, decl, tst, ha, cz;
+
+	if (!gmtime_r(&tt, &tm))
+		return NAN;
+	year_days = days_in_month(tm.tm_year + 1900, 2) == 29 ? 366 : 365;
+	hour = tm.tm_hour + tm.tm_min / 60.0 + tm.tm_sec / 3600.0;
+	g = 2.0 * M_PI / year_days * (tm.tm_yday + (hour - 12.0) / 24.0);
+	eqtime = 229.18 * (0.000075 + 0.001868 * cos(g) - 0.032077 * sin(g)
+			   - 0.014615 * cos(2 * g) - 0.040849 * sin(2 * g));
+	decl = 0.006918 - 0.399912 * cos(g) + 0.070257 * sin(g) - 0.006758 * cos(2 * g)
+	       + 0.000907 * sin(2 * g) - 0.002697 * cos(3 * g) + 0.00148 * sin(3 * g);
+	tst = hour * 60.0 + eqtime + 4.0 * lon;             /* true solar time, min */
+	ha = (tst / 4.0 - 180.0) * M_PI / 180.0;           /* hour angle */
+	lat *= M_PI / 180.0;
+	cz = sin(lat) * sin(decl) + cos(lat) * cos(decl) * cos(ha);
+	return 90.0 - acos(fmax(-1.0, fmin(1.0, cz))) * 180.0 / M_PI;
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+static int ends_with_csv(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
+}
+
+static enum west_status too_large(unsigned long long n, char *err, size_t errlen)
+{
+	return west_fail(err, errlen, WEST_ERR_INVALID,
+			 "%llu bytes or more, larger than the %llu MiB limit for "
+			 "observation files", n, OBS_FILE_MAX >> 20);
+}
+
+/* The whole file into *buf (*len bytes); refuses more than OBS_FILE_MAX. */
+static enum west_status read_file(FILE *f, char **buf, size_t *len,
+				  char *err, size_t errlen)
+{
+	size_t cap = 0, n = 0;
+	char *p = NULL, *q;
+	struct stat st;
+
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > OBS_FILE_MAX)
+		return too_large((unsigned long long)st.st_size, err, errlen);
+	do {
+		cap = cap ? 2 * cap : 65536;
+		if (cap > OBS_FILE_MAX + 1)
+			cap = OBS_FILE_MAX + 1;
+		q = realloc(p, cap);
+		if (!q) {
+			free(p);
+			return west_fail(err, errlen, WEST_ERR_NOMEM, "cannot allocate");
+		}
+		p = q;
+		n += fread(p + n, 1, cap - n, f);
+	} while (n == cap && cap <= OBS_FILE_MAX);
+	if (ferror(f) || n > OBS_FILE_MAX) {
+		int e = errno;
+		free(p);
+		return n > OBS_FILE_MAX ? too_large(n, err, errlen)
+		     : west_fail(err, errlen, WEST_ERR_IO, "cannot read: %s", strerror(e));
+	}
+	*buf = p;
+	*len = n;
+	return WEST_OK;
+}
+
+enum west_status west_obs_load(const char *path, const struct west_obs_opts *o,
+			       struct west_obs_set *set, char *err, size_t errlen)
+{
+	char msg[WEST_ERRLEN], *buf = NULL;
+	size_t len = 0;
+	enum west_status s;
+	FILE *f;
+
+	memset(set, 0, sizeof *set);
+	f = fopen(path, "rb");
+	if (!f)
+		return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open: %s",
+				 path, strerror(errno));
+	s = read_file(f, &buf, &len, msg, sizeof msg);
+	fclose(f);
+	if (s == WEST_OK && ends_with_csv(path))
+		s = west_obs_parse_csv(buf, len, o, set, msg, sizeof msg);
+	else if (s == WEST_OK)
+		s = west_obs_parse_json(buf, len, o, set, msg, sizeof msg);
+	free(buf);
+	if (s != WEST_OK)
+		return west_fail(err, errlen, s, "%s: %s", path, msg);
+	return WEST_OK;
+}

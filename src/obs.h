@@ -1,0 +1,140 @@
+/*
+ * obs.h: meteorological station observations, what one solve uses.
+ *
+ * An observation set is read whole from JSON (the schema of docs/api.md,
+ * "Observations") or from CSV in WindNinja's station format, validated
+ * against the grid, and either accepted whole or refused whole: on any
+ * error the set is left empty and err names the record (1-based position,
+ * and the station id when one was read) and the field.
+ *
+ * Units after parsing, whatever the input used: positions in the grid's
+ * projected CRS (m), heights above ground (m), speed (m/s), direction in
+ * degrees "from", clockwise from north, in [0, 360]; valid time in seconds
+ * since 1970-01-01T00:00:00Z.  Stations given in longitude/latitude are
+ * projected with the grid's transverse Mercator grid_mapping (WGS 84
+ * ellipsoid, docs/api.md names the formulas).
+ *
+ * Ownership: the parsers overwrite *set without freeing what it held (as
+ * the DEM loaders do); a set they fill is freed with west_obs_set_free.
+ * The grid in west_obs_opts is only read, and must outlive the call.
+ */
+#ifndef WEST_OBS_H
+#define WEST_OBS_H
+
+#include <stddef.h>
+
+#include "grid.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WEST_OBS_ID_MAX 64   /* bytes of a station id, with the NUL */
+
+/* Pasquill-Gifford stability classes, A (very unstable) .. F (stable). */
+enum west_stability {
+	WEST_STAB_A, WEST_STAB_B, WEST_STAB_C, WEST_STAB_D, WEST_STAB_E, WEST_STAB_F,
+	WEST_NSTAB
+};
+
+struct west_obs {
+	char id[WEST_OBS_ID_MAX];
+	double x, y;          /* position in the grid's CRS (m) */
+	double height;        /* measurement height above ground (m), > 0 */
+	double speed;         /* m/s, [0, 100] */
+	double direction;     /* degrees from, clockwise from north, [0, 360] */
+	long long time;       /* valid time, s since 1970-01-01T00:00:00Z */
+	int stability;        /* enum west_stability */
+	double inv_L;         /* 1/L (1/m) when given, else NaN */
+	double z0;            /* roughness length (m) when given, else NaN */
+	int outside;          /* 1: off the grid, accepted by allow_outside */
+};
+
+struct west_obs_set {
+	size_t n;
+	struct west_obs *obs;
+	long long valid_time; /* the latest observation time of the set */
+};
+
+struct west_obs_opts {
+	const struct west_grid *grid; /* extent and CRS the stations must fit */
+	size_t max_stations;          /* refuse larger sets; 0 = no limit */
+	int allow_outside;            /* accept off-grid stations with a warning */
+};
+
+/* Parse a whole JSON document / CSV text (len bytes, need not end in NUL). */
+enum west_status west_obs_parse_json(const char *text, size_t len,
+				     const struct west_obs_opts *o,
+				     struct west_obs_set *set,
+				     char *err, size_t errlen);
+enum west_status west_obs_parse_csv(const char *text, size_t len,
+				    const struct west_obs_opts *o,
+				    struct west_obs_set *set,
+				    char *err, size_t errlen);
+
+/* Read a file: CSV when its name ends in .csv (any case), else JSON. */
+enum west_status west_obs_load(const char *path, const struct west_obs_opts *o,
+			       struct west_obs_set *set, char *err, size_t errlen);
+
+void west_obs_set_free(struct west_obs_set *set);
+
+/* "A".."F", or "?" out of range. */
+const char *west_stability_name(int stability);
+
+/* Largest observed speed (m/s), 0 for an empty set. */
+double west_obs_max_speed(const struct west_obs_set *set);
+
+/*
+ * Time stamps: ISO 8601 in UTC, "YYYY-MM-DDThh:mm:ssZ", with optional
+ * fractional seconds (dropped: times are whole seconds) and a numeric
+ * offset "+hh:mm" / "-hh:mm" instead of "Z" (converted to UTC).  Returns 1
+ * and sets *t (s since the epoch) when all of s is such a time, else 0.
+ */
+int west_obs_time_parse(const char *s, long long *t);
+
+/* t as "YYYY-MM-DDThh:mm:ssZ" into buf of size bytes (32 is enough). */
+void west_obs_time_format(long long t, char *buf, size_t size);
+
+/*
+ * Stability rules (obs.c; docs/api.md, "Stability", gives the sources).
+ *
+ * Golder (1972), as fitted in Seinfeld & Pandis (2006, Table 16.5): the
+ * class whose line 1/L = a + b log10(z0) is nearest to inv_L at that z0
+ * (a tie goes to the more stable class).
+ */
+int west_stability_golder(double inv_L, double z0);
+
+/* Pasquill-Turner columns: daytime insolation, or night by cloud cover. */
+enum west_insolation {
+	WEST_INSOL_STRONG, WEST_INSOL_MODERATE, WEST_INSOL_SLIGHT,
+	WEST_INSOL_NIGHT_CLOUDY,  /* night, cloud cover >= 50 % */
+	WEST_INSOL_NIGHT_CLEAR,   /* night, cloud cover < 50 % */
+	WEST_NINSOL
+};
+
+/*
+ * Insolation column from the solar elevation (degrees) and the cloud cover
+ * (%): e > 60 strong, 35 < e <= 60 moderate, 0 < e <= 35 slight, e <= 0
+ * night; cloud >= 50 % lowers strong to moderate and moderate to slight.
+ */
+int west_stability_insolation(double elevation, double cloud);
+
+/* Pasquill-Turner table: class for the 10 m wind speed (m/s) and column. */
+int west_stability_turner(double speed, int insolation);
+
+/* The whole rule: 100 % cloud gives D, else turner(insolation(...)). */
+int west_stability_pasquill(double speed, double elevation, double cloud);
+
+/*
+ * Solar elevation (degrees above the horizon, no refraction) at lon, lat
+ * (degrees, WGS 84) and time t (s since the epoch), by NOAA's "General
+ * Solar Position Calculations" (fractional-year Fourier series).
+ */
+double west_solar_elevation(double lon, double lat, long long t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1336 @@
+/*
+ * snapshot.c: CF-1.10 NetCDF-4 snapshots of a solved field (snapshot.h
+ * gives the file layout; DESIGN.md section 6), and the reader.
+ *
+ * Values: x_wind, y_wind and upward_air_velocity are cell-centre means of
+ * the two opposite faces (west_field_centre), float, m s-1, written as
+ * NC_FILL_FLOAT (9.96921e36f, the _FillValue attribute) in land cells and
+ * read back as NaN.  Coordinates are cell centres: x0 + (i + 0.5) dx,
+ * y0 + (j + 0.5) dy, and z the ALTITUDE base + (zf[k] + zf[k+1]) / 2 (m,
+ * standard_name altitude, positive up), with the grid base kept in
+ * z:base_altitude.  time holds the field's valid time as a double.
+ *
+ * CRS: written when the grid's CRS has a grid_mapping_name (CF requires
+ * one): the scalar int variable crs with grid_mapping_name, the five
+ * transverse_mercator parameters when has_tm (plus semi_major_axis and
+ * inverse_flattening of WGS 84, the ellipsoid the whole project assumes),
+ * and crs_wkt and spatial_ref when there is a WKT; the grid variables then
+ * carry grid_mapping = "crs".  A CRS known only as a WKT that names no CF
+ * mapping gets no crs variable and no grid_mapping attributes; its WKT is
+ * kept in the global attribute west_crs_wkt (not CF, so nothing is lost).
+ *
+ * Storage: every variable with dimensions is deflated (level 1, shuffle),
+ * except station_id: NetCDF-4 cannot filter variable-length strings.  The
+ * scalar crs cannot be chunked or filtered either.  The 4D winds use
+ * chunks (1, nz, min(ny,16), min(nx,16)), land_mask (nz, min(ny,16),
+ * min(nx,16)): whole columns, so a profile is one chunk read.  The station
+ * dimension and variables exist only when the set has stations (a fixed
+ * NetCDF dimension cannot be 0 long).
+ *
+ * Atomicity: NetCDF builds the whole file in memory (nc_create_mem,
+ * nc_close_memio); only then is <dir>/.<name>.tmp.XXXXXX created with
+ * O_EXCL (a fresh random suffix per try; mode 0666 less the umask, like
+ * any created file), the image written to it through our own descriptor,
+ * fsync'ed, closed and renamed over <dir>/<name>, and <dir> fsync'ed
+ * (EINVAL from filesystems that cannot sync a directory is ignored).  On
+ * any failure before the rename the NetCDF handle is aborted, the temp
+ * file removed and the final path untouched.  A failed directory fsync is
+ * reported although the new file is already in place.
+ *
+ * Why in memory: with libnetcdf 4.9.0 a file that HDF5 cannot write to
+ * disk (EFBIG, ENOSPC) cannot be closed or aborted safely: when H5Fclose
+ * fails, nc4_close_netcdf4_file has already freed the file's metadata and
+ * its open-object dump dereferences it (a crash seen with RLIMIT_FSIZE).
+ * In memory HDF5 never meets a disk error, and a full disk is one failed
+ * write(2) here.  The costs: the compressed file is held in memory once,
+ * besides one float component of the field while it is defined; and
+ * libnetcdf creates in-memory files without HDF5 link creation order, so
+ * netCDF-C opens a snapshot read-only (NC_WRITE gives NC_ECANTWRITE; make
+ * an editable copy with nccopy) and lists its variables by name.  Readers
+ * (ncdump, netCDF4-python, xarray, GDAL) see the same content.
+ *
+ * Threads: NetCDF-C (4.9) is not thread-safe; callers serialise every
+ * NetCDF use in the process (snapshots, terrain loading) on one thread
+ * or under one lock.
+ *
+ * Errors: WEST_ERR_NETCDF for a library call, WEST_ERR_IO for an OS call,
+ * WEST_ERR_INVALID for a file that is not a snapshot; every message starts
+ * with the path and names the failing call, variable or attribute.
+ */
+#include "snapshot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <netcdf.h>
+#include <netcdf_mem.h>
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "unknown"
+#endif
+
+#define SNAP_FILL NC_FILL_FLOAT   /* land cells in the wind variables */
+#define SNAP_CHUNK 16             /* horizontal chunk edge (cells) */
+#define SNAP_TIME_UNITS "seconds since 1970-01-01T00:00:00Z"
+#define WGS84_A 6378137.0
+#define WGS84_RF 298.257223563
+#define TEMP_TRIES 100
+
+/* ----------------------------------------------------------- tables */
+
+/* Wind variables: name (= standard_name), long_name. */
+static const char *const wind_vars[3][2] = {
+	{ "x_wind", "wind component along the grid x axis at the cell centre" },
+	{ "y_wind", "wind component along the grid y axis at the cell centre" },
+	{ "upward_air_velocity", "upward wind component at the cell centre" },
+};
+
+/* What every snapshot has; the reader refuses a file without one. */
+static const char *const required_vars[] = {
+	"x_wind", "y_wind", "upward_air_velocity", "time", "z", "y", "x",
+	"surface_altitude", "land_mask", "stability_class",
+};
+
+static const signed char stab_values[WEST_NSTAB] = { 0, 1, 2, 3, 4, 5 };
+static const char stab_meanings[] = "A B C D E F";
+
+/* The double members of struct west_obs, one variable each. */
+static const struct station_double {
+	const char *name, *units, *standard_name, *long_name;
+	size_t offset;
+} station_doubles[] = {
+	{ "station_x", "m", NULL, "station position along the grid x axis (projection_x_coordinate)",
+	  offsetof(struct west_obs, x) },
+	{ "station_y", "m", NULL, "station position along the grid y axis (projection_y_coordinate)",
+	  offsetof(struct west_obs, y) },
+	{ "station_height", "m", "height", "measurement height above the ground",
+	  offsetof(struct west_obs, height) },
+	{ "station_wind_speed", "m s-1", "wind_speed", "observed wind speed",
+	  offsetof(struct west_obs, speed) },
+	{ "station_wind_from_direction", "degree", "wind_from_direction",
+	  "observed wind direction (from, clockwise from north)",
+	  offsetof(struct west_obs, direction) },
+};
+#define NSTATION_DOUBLES (sizeof station_doubles / sizeof station_doubles[0])
+
+/* struct west_report as global attributes. */
+static const struct report_text {
+	const char *name;
+	size_t offset, size;
+} report_texts[] = {
+#define REPORT_TEXT(name, m) { name, offsetof(struct west_report, m), \
+			       sizeof ((struct west_report *)0)->m }
+	REPORT_TEXT("west_backend", backend),
+	REPORT_TEXT("west_solver", solver),
+	REPORT_TEXT("west_indexing", indexing),
+#undef REPORT_TEXT
+};
+
+static const struct report_double {
+	const char *name;
+	size_t offset;
+} report_doubles[] = {
+	{ "west_omega", offsetof(struct west_report, omega) },
+	{ "west_eta", offsetof(struct west_report, eta) },
+	{ "west_tolerance", offsetof(struct west_report, tolerance) },
+	{ "west_h", offsetof(struct west_report, h) },
+	{ "west_u_ref", offsetof(struct west_report, u_ref) },
+	{ "west_total_seconds", offsetof(struct west_report, total_seconds) },
+	{ "west_start_max_div", offsetof(struct west_report, start.max_div) },
+	{ "west_start_rel_max", offsetof(struct west_report, start.rel_max) },
+	{ "west_start_rel_l2", offsetof(struct west_report, start.rel_l2) },
+	{ "west_end_max_div", offsetof(struct west_report, end.max_div) },
+	{ "west_end_rel_max", offsetof(struct west_report, end.rel_max) },
+	{ "west_end_rel_l2", offsetof(struct west_report, end.rel_l2) },
+	{ "west_final_max_div", offsetof(struct west_report, final.max_div) },
+	{ "west_final_rel_max", offsetof(struct west_report, final.rel_max) },
+	{ "west_final_rel_l2", offsetof(struct west_report, final.rel_l2) },
+};
+
+#define NELEMS(a) (sizeof (a) / sizeof (a)[0])
+
+/* "west_seconds_<step key>" */
+static void step_att_name(int step, char *buf, size_t size)
+{
+	snprintf(buf, size, "west_seconds_%s", west_step_key(step));
+}
+
+/* =========================================================== writer */
+
+struct snap_writer {
+	const char *path;             /* the final name */
+	const struct west_grid *g;
+	const struct west_field *f;
+	const struct west_obs_set *obs;
+	char *dir, *tmp;              /* directory to fsync; temp file name */
+	NC_memio image;               /* the finished file (malloc'ed by NetCDF) */
+	int fd, ncid;                 /* -1 when closed */
+	int created, renamed;         /* the temp file is ours; it has the final name */
+	int has_crs;
+	int dim_t, dim_z, dim_y, dim_x, dim_s;
+	int var_t, var_z, var_y, var_x, var_crs;
+	int var_wind[3], var_terrain, var_land, var_stab;
+	int var_sid, var_stime, var_sstab, var_sdouble[NSTATION_DOUBLES];
+	enum west_status st;          /* the first failure; later steps do nothing */
+	char *err;
+	size_t errlen;
+};
+
+/* Record a failed NetCDF call (the first failure wins); 0 when rc is OK. */
+static int nc_check(struct snap_writer *w, int rc, const char *call, const char *what)
+{
+	if (rc == NC_NOERR)
+		return 0;
+	if (w->st == WEST_OK)
+		w->st = west_fail(w->err, w->errlen, WEST_ERR_NETCDF, "%s: %s '%s': %s",
+				  w->path, call, what, nc_strerror(rc));
+	return -1;
+}
+
+/* Record a failed OS call on `file`, with errno. */
+static void os_fail(struct snap_writer *w, const char *call, const char *file)
+{
+	int e = errno;
+
+	if (w->st == WEST_OK)
+		w->st = west_fail(w->err, w->errlen, WEST_ERR_IO, "%s: %s %s: %s",
+				  w->path, call, file, strerror(e));
+}
+
+/* A failed attribute write, named "var:att" as ncdump shows it. */
+static void att_check(struct snap_writer *w, int var, const char *name, int rc)
+{
+	char vname[NC_MAX_NAME + 1] = "", what[2 * NC_MAX_NAME + 2];
+
+	if (rc == NC_NOERR)
+		return;
+	if (var != NC_GLOBAL)
+		nc_inq_varname(w->ncid, var, vname);
+	snprintf(what, sizeof what, "%s:%s", vname, name);
+	nc_check(w, rc, "nc_put_att", what);
+}
+
+static void put_text(struct snap_writer *w, int var, const char *name, const char *v)
+{
+	if (w->st == WEST_OK)
+		att_check(w, var, name, nc_put_att_text(w->ncid, var, name, strlen(v), v));
+}
+
+static void put_double(struct snap_writer *w, int var, const char *name, double v)
+{
+	if (w->st == WEST_OK)
+		att_check(w, var, name, nc_put_att_double(w->ncid, var, name, NC_DOUBLE, 1, &v));
+}
+
+static void put_int64(struct snap_writer *w, int var, const char *name, long long v)
+{
+	if (w->st == WEST_OK)
+		att_check(w, var, name, nc_put_att_longlong(w->ncid, var, name, NC_INT64, 1, &v));
+}
+
+static void put_int(struct snap_writer *w, int var, const char *name, int v)
+{
+	if (w->st == WEST_OK)
+		att_check(w, var, name, nc_put_att_int(w->ncid, var, name, NC_INT, 1, &v));
+}
+
+static void put_bytes(struct snap_writer *w, int var, const char *name,
+		      const signed char *v, size_t n)
+{
+	if (w->st == WEST_OK)
+		att_check(w, var, name, nc_put_att_schar(w->ncid, var, name, NC_BYTE, n, v));
+}
+
+/*
+ * Define a variable, deflated (level 1, shuffle) unless it is a scalar or
+ * a string, with `chunks` when not NULL.  Returns its id, -1 on failure.
+ */
+static int def_var(struct snap_writer *w, const char *name, nc_type type,
+		   int ndims, const int *dims, const size_t *chunks)
+{
+	int var = -1;
+
+	if (w->st != WEST_OK ||
+	    nc_check(w, nc_def_var(w->ncid, name, type, ndims, dims, &var), "nc_def_var", name))
+		return -1;
+	if (ndims > 0 && type != NC_STRING)
+		nc_check(w, nc_def_var_deflate(w->ncid, var, 1, 1, 1), "nc_def_var_deflate", name);
+	if (chunks && w->st == WEST_OK)
+		nc_check(w, nc_def_var_chunking(w->ncid, var, NC_CHUNKED, chunks),
+			 "nc_def_var_chunking", name);
+	return var;
+}
+
+/* The attributes every variable on the grid shares. */
+static void grid_atts(struct snap_writer *w, int var, const char *standard_name,
+		      const char *long_name, const char *units)
+{
+	if (standard_name)
+		put_text(w, var, "standard_name", standard_name);
+	put_text(w, var, "long_name", long_name);
+	if (units)
+		put_text(w, var, "units", units);
+	if (w->has_crs)
+		put_text(w, var, "grid_mapping", "crs");
+}
+
+static void def_dims(struct snap_writer *w)
+{
+	const struct west_grid *g = w->g;
+
+	nc_check(w, nc_def_dim(w->ncid, "time", 1, &w->dim_t), "nc_def_dim", "time");
+	if (w->st == WEST_OK)
+		nc_check(w, nc_def_dim(w->ncid, "z", g->nz, &w->dim_z), "nc_def_dim", "z");
+	if (w->st == WEST_OK)
+		nc_check(w, nc_def_dim(w->ncid, "y", g->ny, &w->dim_y), "nc_def_dim", "y");
+	if (w->st == WEST_OK)
+		nc_check(w, nc_def_dim(w->ncid, "x", g->nx, &w->dim_x), "nc_def_dim", "x");
+	if (w->st == WEST_OK && w->obs->n > 0)
+		nc_check(w, nc_def_dim(w->ncid, "station", w->obs->n, &w->dim_s),
+			 "nc_def_dim", "station");
+}
+
+static int def_axis(struct snap_writer *w, const char *name, int dim, const char *axis,
+		    const char *standard_name, const char *long_name)
+{
+	int var = def_var(w, name, NC_DOUBLE, 1, &dim, NULL);
+
+	put_text(w, var, "standard_name", standard_name);
+	put_text(w, var, "long_name", long_name);
+	put_text(w, var, "units", "m");
+	put_text(w, var, "axis", axis);
+	return var;
+}
+
+static void def_coords(struct snap_writer *w)
+{
+	w->var_t = def_var(w, "time", NC_DOUBLE, 1, &w->dim_t, NULL);
+	put_text(w, w->var_t, "standard_name", "time");
+	put_text(w, w->var_t, "long_name", "valid time of the field");
+	put_text(w, w->var_t, "units", SNAP_TIME_UNITS);
+	put_text(w, w->var_t, "calendar", "standard");
+	put_text(w, w->var_t, "axis", "T");
+	w->var_z = def_axis(w, "z", w->dim_z, "Z", "altitude",
+			    "altitude of the cell centres above the datum");
+	put_text(w, w->var_z, "positive", "up");
+	put_double(w, w->var_z, "base_altitude", w->g->base);
+	w->var_y = def_axis(w, "y", w->dim_y, "Y", "projection_y_coordinate",
+			    "y coordinate of projection (cell centre)");
+	w->var_x = def_axis(w, "x", w->dim_x, "X", "projection_x_coordinate",
+			    "x coordinate of projection (cell centre)");
+}
+
+/* The grid mapping variable, or the WKT alone as a global (prose above). */
+static void def_crs(struct snap_writer *w)
+{
+	const struct west_crs *c = &w->g->crs;
+
+	if (!w->has_crs) {
+		if (c->wkt)
+			put_text(w, NC_GLOBAL, "west_crs_wkt", c->wkt);
+		return;
+	}
+	w->var_crs = def_var(w, "crs", NC_INT, 0, NULL, NULL);
+	put_text(w, w->var_crs, "grid_mapping_name", c->grid_mapping_name);
+	if (c->has_tm) {
+		put_double(w, w->var_crs, "longitude_of_central_meridian", c->lon0);
+		put_double(w, w->var_crs, "latitude_of_projection_origin", c->lat0);
+		put_double(w, w->var_crs, "scale_factor_at_central_meridian", c->k0);
+		put_double(w, w->var_crs, "false_easting", c->false_easting);
+		put_double(w, w->var_crs, "false_northing", c->false_northing);
+		put_double(w, w->var_crs, "semi_major_axis", WGS84_A);
+		put_double(w, w->var_crs, "inverse_flattening", WGS84_RF);
+	}
+	if (c->wkt) {
+		put_text(w, w->var_crs, "crs_wkt", c->wkt);
+		put_text(w, w->var_crs, "spatial_ref", c->wkt);
+	}
+}
+
+static void def_winds(struct snap_writer *w)
+{
+	const struct west_grid *g = w->g;
+	int dims[4] = { w->dim_t, w->dim_z, w->dim_y, w->dim_x };
+	size_t chunks[4] = { 1, g->nz, g->ny < SNAP_CHUNK ? g->ny : SNAP_CHUNK,
+			     g->nx < SNAP_CHUNK ? g->nx : SNAP_CHUNK };
+	float fill = SNAP_FILL;
+
+	for (int c = 0; c < 3; c++) {
+		int var = def_var(w, wind_vars[c][0], NC_FLOAT, 4, dims, chunks);
+		w->var_wind[c] = var;
+		if (w->st == WEST_OK)
+			att_check(w, var, "_FillValue",
+				  nc_put_att_float(w->ncid, var, "_FillValue", NC_FLOAT, 1, &fill));
+		grid_atts(w, var, wind_vars[c][0], wind_vars[c][1], "m s-1");
+		put_text(w, var, "coordinates", "time z y x");
+	}
+}
+
+static void def_surface(struct snap_writer *w)
+{
+	const struct west_grid *g = w->g;
+	int dims[3] = { w->dim_z, w->dim_y, w->dim_x };
+	size_t chunks[3] = { g->nz, g->ny < SNAP_CHUNK ? g->ny : SNAP_CHUNK,
+			     g->nx < SNAP_CHUNK ? g->nx : SNAP_CHUNK };
+	static const signed char land_values[2] = { 0, 1 };
+
+	w->var_terrain = def_var(w, "surface_altitude", NC_FLOAT, 2, dims + 1, NULL);
+	grid_atts(w, w->var_terrain, "surface_altitude", "terrain altitude of the column", "m");
+	w->var_land = def_var(w, "land_mask", NC_BYTE, 3, dims, chunks);
+	grid_atts(w, w->var_land, NULL, "land (cell centre below the terrain)", NULL);
+	put_bytes(w, w->var_land, "flag_values", land_values, 2);
+	put_text(w, w->var_land, "flag_meanings", "air land");
+	w->var_stab = def_var(w, "stability_class", NC_BYTE, 2, dims + 1, NULL);
+	grid_atts(w, w->var_stab, NULL, "Pasquill-Gifford stability class", NULL);
+	put_bytes(w, w->var_stab, "flag_values", stab_values, WEST_NSTAB);
+	put_text(w, w->var_stab, "flag_meanings", stab_meanings);
+}
+
+static void def_stations(struct snap_writer *w)
+{
+	const int d = w->dim_s;
+
+	if (w->obs->n == 0)
+		return;
+	w->var_sid = def_var(w, "station_id", NC_STRING, 1, &d, NULL);
+	put_text(w, w->var_sid, "long_name", "station identifier");
+	for (size_t k = 0; k < NSTATION_DOUBLES; k++) {
+		const struct station_double *sd = &station_doubles[k];
+		int var = def_var(w, sd->name, NC_DOUBLE, 1, &d, NULL);
+		w->var_sdouble[k] = var;
+		if (sd->standard_name)
+			put_text(w, var, "standard_name", sd->standard_name);
+		put_text(w, var, "long_name", sd->long_name);
+		put_text(w, var, "units", sd->units);
+	}
+	w->var_stime = def_var(w, "station_time", NC_INT64, 1, &d, NULL);
+	put_text(w, w->var_stime, "long_name", "observation valid time");
+	put_text(w, w->var_stime, "units", SNAP_TIME_UNITS);
+	put_text(w, w->var_stime, "calendar", "standard");
+	w->var_sstab = def_var(w, "station_stability", NC_BYTE, 1, &d, NULL);
+	put_text(w, w->var_sstab, "long_name", "Pasquill-Gifford stability class at the station");
+	put_bytes(w, w->var_sstab, "flag_values", stab_values, WEST_NSTAB);
+	put_text(w, w->var_sstab, "flag_meanings", stab_meanings);
+}
+
+static void def_globals(struct snap_writer *w)
+{
+	const char *backend = w->f->report.backend;
+	char stamp[32] = "unknown time", history[128];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (gmtime_r(&now, &tm))
+		strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(history, sizeof history, "%s westd: solved with %.*s", stamp,
+		 (int)sizeof w->f->report.backend, backend[0] ? backend : "unknown backend");
+	put_text(w, NC_GLOBAL, "Conventions", "CF-1.10");
+	put_text(w, NC_GLOBAL, "title", "westd wind field");
+	put_text(w, NC_GLOBAL, "institution", "westd");
+	put_text(w, NC_GLOBAL, "source", "WEST diagnostic wind model (westd " PACKAGE_VERSION ")");
+	put_text(w, NC_GLOBAL, "history", history);
+}
+
+static void def_report(struct snap_writer *w)
+{
+	const struct west_report *r = &w->f->report;
+	const char *base = (const char *)r;
+	char name[64], text[64];
+
+	for (size_t k = 0; k < NELEMS(report_texts); k++) {
+		snprintf(text, sizeof text, "%.*s", (int)report_texts[k].size,
+			 base + report_texts[k].offset);
+		put_text(w, NC_GLOBAL, report_texts[k].name, text);
+	}
+	for (size_t k = 0; k < NELEMS(report_doubles); k++)
+		put_double(w, NC_GLOBAL, report_doubles[k].name,
+			   *(const double *)(base + report_doubles[k].offset));
+	put_int64(w, NC_GLOBAL, "west_iterations_max", r->iterations_max);
+	put_int64(w, NC_GLOBAL, "west_iterations", r->iterations);
+	put_int(w, NC_GLOBAL, "west_converged", r->converged);
+	for (int s = 0; s < WEST_NSTEPS; s++) {
+		step_att_name(s, name, sizeof name);
+		put_double(w, NC_GLOBAL, name, r->step_seconds[s]);
+	}
+}
+
+/* A scratch array of n items of `size`, or the failure recorded. */
+static void *scratch(struct snap_writer *w, size_t n, size_t size, const char *what)
+{
+	void *p = w->st == WEST_OK ? malloc(n ? n * size : 1) : NULL;
+
+	if (!p && w->st == WEST_OK)
+		w->st = west_fail(w->err, w->errlen, WEST_ERR_NOMEM,
+				  "%s: cannot allocate %zu values for '%s'", w->path, n, what);
+	return p;
+}
+
+static void put_axis(struct snap_writer *w, int var, const char *name, size_t n,
+		     double origin, double step)
+{
+	double *c = scratch(w, n, sizeof *c, name);
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < n; i++)
+		c[i] = origin + ((double)i + 0.5) * step;
+	nc_check(w, nc_put_var_double(w->ncid, var, c), "nc_put_var", name);
+	free(c);
+}
+
+static void put_coords(struct snap_writer *w)
+{
+	const struct west_grid *g = w->g;
+	double t = (double)w->f->valid_time;
+	double *z;
+
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_double(w->ncid, w->var_t, &t), "nc_put_var", "time");
+	put_axis(w, w->var_x, "x", g->nx, g->x0, g->dx);
+	put_axis(w, w->var_y, "y", g->ny, g->y0, g->dy);
+	z = scratch(w, g->nz, sizeof *z, "z");
+	if (!z)
+		return;
+	for (size_t k = 0; k < g->nz; k++)
+		z[k] = g->base + (g->zf[k] + g->zf[k + 1]) / 2.0;
+	nc_check(w, nc_put_var_double(w->ncid, w->var_z, z), "nc_put_var", "z");
+	free(z);
+}
+
+/* Component `comp` (0 u, 1 v, 2 w) at every cell centre, fill in land. */
+static void centres(const struct snap_writer *w, int comp, float *out)
+{
+	const struct west_grid *g = w->g;
+
+	for (size_t k = 0; k < g->nz; k++)
+		for (size_t j = 0; j < g->ny; j++)
+			for (size_t i = 0; i < g->nx; i++) {
+				float c[3];
+				int air = west_field_centre(w->f, g, i, j, k, c);
+				out[west_grid_cell(g, i, j, k)] = air ? c[comp] : SNAP_FILL;
+			}
+}
+
+static void put_winds(struct snap_writer *w)
+{
+	float *buf = scratch(w, west_grid_ncells(w->g), sizeof *buf, "x_wind");
+
+	for (int c = 0; c < 3 && buf && w->st == WEST_OK; c++) {
+		centres(w, c, buf);
+		nc_check(w, nc_put_var_float(w->ncid, w->var_wind[c], buf),
+			 "nc_put_var", wind_vars[c][0]);
+	}
+	free(buf);
+}
+
+static void put_surface(struct snap_writer *w)
+{
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_float(w->ncid, w->var_terrain, w->g->terrain),
+			 "nc_put_var", "surface_altitude");
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_uchar(w->ncid, w->var_land, w->g->land),
+			 "nc_put_var", "land_mask");
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_uchar(w->ncid, w->var_stab, w->f->stability),
+			 "nc_put_var", "stability_class");
+}
+
+/* station_id, station_time and station_stability. */
+static void put_station_misc(struct snap_writer *w)
+{
+	const struct west_obs_set *o = w->obs;
+	const char **ids = scratch(w, o->n, sizeof *ids, "station_id");
+	long long *t = scratch(w, o->n, sizeof *t, "station_time");
+	unsigned char *stab = scratch(w, o->n, 1, "station_stability");
+
+	if (ids && t && stab) {
+		for (size_t s = 0; s < o->n; s++) {
+			ids[s] = o->obs[s].id;
+			t[s] = o->obs[s].time;
+			stab[s] = (unsigned char)o->obs[s].stability;
+		}
+		nc_check(w, nc_put_var_string(w->ncid, w->var_sid, ids), "nc_put_var", "station_id");
+	}
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_longlong(w->ncid, w->var_stime, t),
+			 "nc_put_var", "station_time");
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_uchar(w->ncid, w->var_sstab, stab),
+			 "nc_put_var", "station_stability");
+	free(ids);
+	free(t);
+	free(stab);
+}
+
+static void put_stations(struct snap_writer *w)
+{
+	const struct west_obs_set *o = w->obs;
+	double *v;
+
+	if (o->n == 0 || w->st != WEST_OK)
+		return;
+	v = scratch(w, o->n, sizeof *v, "station");
+	for (size_t k = 0; k < NSTATION_DOUBLES && v && w->st == WEST_OK; k++) {
+		for (size_t s = 0; s < o->n; s++)
+			v[s] = *(const double *)((const char *)&o->obs[s] + station_doubles[k].offset);
+		nc_check(w, nc_put_var_double(w->ncid, w->var_sdouble[k], v),
+			 "nc_put_var", station_doubles[k].name);
+	}
+	free(v);
+	put_station_misc(w);
+}
+
+/* Split path into the directory to sync and the temp name beside it. */
+static void temp_names(struct snap_writer *w)
+{
+	const char *slash = strrchr(w->path, '/');
+	const char *base = slash ? slash + 1 : w->path;
+	size_t pre = (size_t)(base - w->path);
+
+	if (!*base) {
+		w->st = west_fail(w->err, w->errlen, WEST_ERR_INVALID,
+				  "%s: names a directory, not a file", w->path);
+		return;
+	}
+	w->dir = !slash ? strdup(".") : pre == 1 ? strdup("/") : strndup(w->path, pre - 1);
+	w->tmp = malloc(strlen(w->path) + sizeof "..tmp.XXXXXX");
+	if (!w->dir || !w->tmp) {
+		w->st = west_fail(w->err, w->errlen, WEST_ERR_NOMEM,
+				  "%s: cannot allocate the temp file name", w->path);
+		return;
+	}
+	sprintf(w->tmp, "%.*s.%s.tmp.XXXXXX", (int)pre, w->path, base);
+}
+
+/* Six characters of [A-Za-z0-9] from a mix of time, pid and a counter. */
+static void random_suffix(char *s)
+{
+	static const char chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static unsigned long long counter;
+	struct timespec ts;
+	unsigned long long x;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30) ^
+	    ((unsigned long long)getpid() << 16) ^
+	    __atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ULL, __ATOMIC_RELAXED);
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL; /* splitmix64 finaliser */
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	for (int k = 0; k < 6; k++, x /= 62)
+		s[k] = chars[x % 62];
+}
+
+/* Create the temp file exclusively, under a fresh name per try. */
+static void open_temp(struct snap_writer *w)
+{
+	char *suffix = w->tmp + strlen(w->tmp) - 6;
+
+	for (int t = 0; t < TEMP_TRIES; t++) {
+		random_suffix(suffix);
+		w->fd = open(w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (w->fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (w->fd < 0)
+		os_fail(w, "cannot create temp file", w->tmp);
+	else
+		w->created = 1;
+}
+
+/* Initial size of the in-memory image: a guess, NetCDF grows it. */
+static size_t image_guess(const struct west_grid *g)
+{
+	size_t n = west_grid_ncells(g) * sizeof(float); /* ~ 3 components deflated */
+
+	return n < (1u << 20) ? (1u << 20) : n;
+}
+
+/* Define and fill the file in memory; w->image holds it on success. */
+static void build_image(struct snap_writer *w)
+{
+	int rc = nc_create_mem(w->path, NC_NETCDF4, image_guess(w->g), &w->ncid);
+
+	if (nc_check(w, rc, "nc_create_mem", w->path)) {
+		w->ncid = -1;
+		return;
+	}
+	def_dims(w);
+	def_coords(w);
+	def_crs(w);
+	def_winds(w);
+	def_surface(w);
+	def_stations(w);
+	def_globals(w);
+	def_report(w);
+	if (w->st == WEST_OK)
+		nc_check(w, nc_enddef(w->ncid), "nc_enddef", w->path);
+	put_coords(w);
+	put_winds(w);
+	put_surface(w);
+	put_stations(w);
+	if (w->st != WEST_OK)
+		return;
+	rc = nc_close_memio(w->ncid, &w->image);
+	if (rc == NC_NOERR)
+		w->ncid = -1;
+	nc_check(w, rc, "nc_close_memio", w->path);
+}
+
+/*
+ * The image's length by its HDF5 superblock: the core driver hands back
+ * its whole buffer, which runs up to an allocation increment past the
+ * data (zeros).  The end-of-file address, relative to the base address,
+ * is at byte 40 (superblock version 0), 44 (1) or 28 (2, 3) when
+ * addresses are 8 bytes; any other layout keeps the whole buffer.
+ */
+static size_t image_length(const NC_memio *m)
+{
+	static const unsigned char sig[8] = { 0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n' };
+	const unsigned char *p = m->memory;
+	size_t base_at, eof_at;
+	uint64_t base = 0, eof = 0;
+
+	if (m->size < 64 || memcmp(p, sig, sizeof sig) != 0)
+		return m->size;
+	if ((p[8] == 0 || p[8] == 1) && p[13] == 8)
+		base_at = p[8] ? 28 : 24, eof_at = base_at + 16;
+	else if ((p[8] == 2 || p[8] == 3) && p[9] == 8)
+		base_at = 12, eof_at = 28;
+	else
+		return m->size;
+	for (int k = 7; k >= 0; k--) {
+		base = base << 8 | p[base_at + (size_t)k];
+		eof = eof << 8 | p[eof_at + (size_t)k];
+	}
+	return base == 0 && eof >= 64 && eof <= m->size ? (size_t)eof : m->size;
+}
+
+/* The image to the temp file, across short writes and EINTR. */
+static void write_image(struct snap_writer *w)
+{
+	const char *p = w->image.memory;
+	size_t left = image_length(&w->image);
+
+	while (left > 0) {
+		ssize_t n = write(w->fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			os_fail(w, "write to", w->tmp);
+			return;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+}
+
+/* fsync the directory; EINVAL: this filesystem cannot, nothing to do. */
+static void sync_dir(struct snap_writer *w)
+{
+	int fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		os_fail(w, "cannot open directory", w->dir);
+		return;
+	}
+	if (fsync(fd) != 0 && errno != EINVAL)
+		os_fail(w, "fsync of directory", w->dir);
+	close(fd);
+}
+
+/* Write, sync and close the temp file, rename it over the path, sync dir. */
+static void commit(struct snap_writer *w)
+{
+	int rc;
+
+	open_temp(w);
+	if (w->st == WEST_OK)
+		write_image(w);
+	if (w->st == WEST_OK && fsync(w->fd) != 0)
+		os_fail(w, "fsync", w->tmp);
+	if (w->st != WEST_OK)
+		return;
+	rc = close(w->fd);
+	w->fd = -1;
+	if (rc != 0) {
+		os_fail(w, "close", w->tmp);
+		return;
+	}
+	if (rename(w->tmp, w->path) != 0) {
+		os_fail(w, "rename of", w->tmp);
+		return;
+	}
+	w->renamed = 1;
+	sync_dir(w);
+}
+
+/* After a failure: abort NetCDF, drop the temp file, keep the final path. */
+static void discard(struct snap_writer *w)
+{
+	if (w->ncid >= 0)
+		nc_abort(w->ncid);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->created && !w->renamed)
+		unlink(w->tmp);
+	w->ncid = w->fd = -1;
+}
+
+static enum west_status check_args(const struct west_grid *g, const struct west_field *f,
+				   const struct west_obs_set *obs, const char *path,
+				   char *err, size_t errlen)
+{
+	if (f->nx != g->nx || f->ny != g->ny || f->nz != g->nz)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: field is %zu x %zu x %zu cells but the grid %zu x %zu x %zu",
+				 path, f->nx, f->ny, f->nz, g->nx, g->ny, g->nz);
+	if (!f->u || !f->v || !f->w || !f->stability)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: field has no data", path);
+	if (obs->n > 0 && !obs->obs)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: observation set of %zu stations has no records", path, obs->n);
+	return WEST_OK;
+}
+
+enum west_status west_snapshot_write(const char *path, const struct west_grid *g,
+				     const struct west_field *f,
+				     const struct west_obs_set *obs,
+				     char *err, size_t errlen)
+{
+	static const struct west_obs_set none = { 0 };
+	struct snap_writer w = {
+		.path = path, .g = g, .f = f, .obs = obs ? obs : &none,
+		.fd = -1, .ncid = -1, .var_crs = -1, .err = err, .errlen = errlen,
+		.has_crs = g->crs.grid_mapping_name[0] != '\0',
+	};
+
+	w.st = check_args(g, f, w.obs, path, err, errlen);
+	if (w.st == WEST_OK)
+		temp_names(&w);
+	if (w.st == WEST_OK)
+		build_image(&w);
+	if (w.st == WEST_OK)
+		commit(&w);
+	if (w.st != WEST_OK)
+		discard(&w);
+	free(w.image.memory);
+	free(w.dir);
+	free(w.tmp);
+	return w.st;
+}
+
+/* =========================================================== reader */
+
+struct snap_reader {
+	const char *path;
+	int ncid;
+	struct west_snapshot *s;
+	char *err;
+	size_t errlen;
+};
+
+static enum west_status rd_fail(const struct snap_reader *r, const char *call,
+				const char *what, int rc)
+{
+	return west_fail(r->err, r->errlen, WEST_ERR_NETCDF, "%s: %s '%s': %s",
+			 r->path, call, what, nc_strerror(rc));
+}
+
+static enum west_status rd_open(struct snap_reader *r)
+{
+	int rc = nc_open(r->path, NC_NOWRITE, &r->ncid);
+
+	if (rc == NC_NOERR)
+		return WEST_OK;
+	r->ncid = -1;
+	if (rc > 0) /* a system error */
+		return west_fail(r->err, r->errlen, WEST_ERR_IO, "%s: cannot open: %s",
+				 r->path, nc_strerror(rc));
+	if (rc == NC_ENOTNC)
+		return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+				 "%s: not a NetCDF file (%s)", r->path, nc_strerror(rc));
+	return rd_fail(r, "nc_open", r->path, rc);
+}
+
+/* The id of a required variable; a missing one means not a snapshot. */
+static enum west_status rd_varid(const struct snap_reader *r, const char *name, int *var)
+{
+	int rc = nc_inq_varid(r->ncid, name, var);
+
+	if (rc == NC_ENOTVAR)
+		return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+				 "%s: not a westd snapshot: variable '%s' is missing",
+				 r->path, name);
+	return rc == NC_NOERR ? WEST_OK : rd_fail(r, "nc_inq_varid", name, rc);
+}
+
+/* "(a, b, c)" of n lengths. */
+static void shape_str(const size_t *len, int n, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int d = 0; d < n && used < size; d++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%zu", d ? ", " : "", len[d]);
+}
+
+/* Variable `name` must have exactly the dimension lengths want[0..ndims). */
+static enum west_status rd_shape(const struct snap_reader *r, const char *name,
+				 int ndims, const size_t *want, int *var)
+{
+	int dims[NC_MAX_VAR_DIMS], nd, rc;
+	size_t len[NC_MAX_VAR_DIMS];
+	char have_s[128], want_s[128];
+	enum west_status st = rd_varid(r, name, var);
+
+	if (st != WEST_OK)
+		return st;
+	rc = nc_inq_varndims(r->ncid, *var, &nd);
+	if (rc == NC_NOERR)
+		rc = nc_inq_vardimid(r->ncid, *var, dims);
+	for (int d = 0; d < nd && rc == NC_NOERR; d++)
+		rc = nc_inq_dimlen(r->ncid, dims[d], &len[d]);
+	if (rc != NC_NOERR)
+		return rd_fail(r, "nc_inq_var", name, rc);
+	if (nd == ndims && memcmp(len, want, (size_t)nd * sizeof *len) == 0)
+		return WEST_OK;
+	shape_str(len, nd, have_s, sizeof have_s);
+	shape_str(want, ndims, want_s, sizeof want_s);
+	return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+			 "%s: variable '%s' has shape (%s); the snapshot's x_wind needs (%s)",
+			 r->path, name, have_s, want_s);
+}
+
+/* Attribute `name` of var; missing: WEST_ERR_INVALID naming "var:name". */
+static enum west_status rd_att(const struct snap_reader *r, int var, const char *name,
+			       int want_text, nc_type *type, size_t *len)
+{
+	char vname[NC_MAX_NAME + 1] = "";
+	int rc = nc_inq_att(r->ncid, var, name, type, len);
+	int text = rc == NC_NOERR && (*type == NC_CHAR || *type == NC_STRING);
+
+	if (var != NC_GLOBAL)
+		nc_inq_varname(r->ncid, var, vname);
+	if (rc != NC_NOERR && rc != NC_ENOTATT)
+		return rd_fail(r, "nc_inq_att", name, rc);
+	if (rc == NC_ENOTATT)
+		return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+				 "%s: attribute '%s:%s' is missing", r->path, vname, name);
+	if (text != want_text || (!text && *len != 1))
+		return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+				 "%s: attribute '%s:%s' is not %s", r->path, vname, name,
+				 want_text ? "text" : "a single number");
+	return WEST_OK;
+}
+
+static enum west_status rd_double(const struct snap_reader *r, int var, const char *name,
+				  double *v)
+{
+	nc_type type;
+	size_t len;
+	enum west_status st = rd_att(r, var, name, 0, &type, &len);
+	int rc = st == WEST_OK ? nc_get_att_double(r->ncid, var, name, v) : NC_NOERR;
+
+	return st != WEST_OK ? st : rc != NC_NOERR ? rd_fail(r, "nc_get_att", name, rc) : WEST_OK;
+}
+
+static enum west_status rd_int64(const struct snap_reader *r, int var, const char *name,
+				 long long *v)
+{
+	nc_type type;
+	size_t len;
+	enum west_status st = rd_att(r, var, name, 0, &type, &len);
+	int rc = st == WEST_OK ? nc_get_att_longlong(r->ncid, var, name, v) : NC_NOERR;
+
+	return st != WEST_OK ? st : rc != NC_NOERR ? rd_fail(r, "nc_get_att", name, rc) : WEST_OK;
+}
+
+/* A text attribute (NC_CHAR, or the first NC_STRING) into buf, truncated. */
+static enum west_status rd_text(const struct snap_reader *r, int var, const char *name,
+				char *buf, size_t size)
+{
+	nc_type type;
+	size_t len;
+	enum west_status st = rd_att(r, var, name, 1, &type, &len);
+	char *tmp = NULL, **strs = NULL;
+	int rc = NC_NOERR;
+
+	if (st != WEST_OK)
+		return st;
+	if (type == NC_CHAR && (tmp = calloc(len + 1, 1)) != NULL)
+		rc = len ? nc_get_att_text(r->ncid, var, name, tmp) : NC_NOERR;
+	else if (type == NC_STRING && (strs = calloc(len ? len : 1, sizeof *strs)) != NULL)
+		rc = nc_get_att_string(r->ncid, var, name, strs);
+	else
+		rc = NC_ENOMEM;
+	if (rc == NC_NOERR)
+		snprintf(buf, size, "%s", tmp ? tmp : len && strs[0] ? strs[0] : "");
+	if (strs && rc == NC_NOERR)
+		nc_free_string(len, strs);
+	free(strs);
+	free(tmp);
+	return rc != NC_NOERR ? rd_fail(r, "nc_get_att", name, rc) : WEST_OK;
+}
+
+static enum west_status rd_alloc(const struct snap_reader *r, void **p, size_t n,
+				 size_t size, const char *what)
+{
+	enum west_status st = west_check_alloc(n, size, what, r->err, r->errlen);
+
+	if (st != WEST_OK)
+		return st;
+	*p = malloc(n ? n * size : 1);
+	if (!*p)
+		return west_fail(r->err, r->errlen, WEST_ERR_NOMEM,
+				 "%s: cannot allocate %zu values for '%s'", r->path, n, what);
+	return WEST_OK;
+}
+
+/* Sizes from x_wind (time, z, y, x); time must be 1 long. */
+static enum west_status rd_sizes(struct snap_reader *r)
+{
+	struct west_snapshot *s = r->s;
+	int var, dims[4], nd, rc;
+	size_t len[4];
+	enum west_status st = rd_varid(r, "x_wind", &var);
+
+	if (st != WEST_OK)
+		return st;
+	rc = nc_inq_varndims(r->ncid, var, &nd);
+	if (rc == NC_NOERR && nd != 4)
+		return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+				 "%s: variable 'x_wind' has %d dimensions; expected (time, z, y, x)",
+				 r->path, nd);
+	if (rc == NC_NOERR)
+		rc = nc_inq_vardimid(r->ncid, var, dims);
+	for (int d = 0; d < 4 && rc == NC_NOERR; d++)
+		rc = nc_inq_dimlen(r->ncid, dims[d], &len[d]);
+	if (rc != NC_NOERR)
+		return rd_fail(r, "nc_inq_var", "x_wind", rc);
+	if (len[0] != 1)
+		return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+				 "%s: variable 'x_wind' holds %zu times; a snapshot holds 1",
+				 r->path, len[0]);
+	s->nz = len[1], s->ny = len[2], s->nx = len[3];
+	return WEST_OK;
+}
+
+static enum west_status rd_axis(struct snap_reader *r, const char *name, size_t n,
+				double **out)
+{
+	int var;
+	enum west_status st = rd_shape(r, name, 1, &n, &var);
+
+	if (st == WEST_OK)
+		st = rd_alloc(r, (void **)out, n, sizeof **out, name);
+	if (st == WEST_OK) {
+		int rc = nc_get_var_double(r->ncid, var, *out);
+		if (rc != NC_NOERR)
+			st = rd_fail(r, "nc_get_var", name, rc);
+	}
+	return st;
+}
+
+static enum west_status rd_coords(struct snap_reader *r)
+{
+	struct west_snapshot *s = r->s;
+	size_t one = 1;
+	double t;
+	int var, rc;
+	enum west_status st = rd_axis(r, "x", s->nx, &s->x);
+
+	if (st == WEST_OK)
+		st = rd_axis(r, "y", s->ny, &s->y);
+	if (st == WEST_OK)
+		st = rd_axis(r, "z", s->nz, &s->z);
+	if (st == WEST_OK && (st = rd_varid(r, "z", &var)) == WEST_OK)
+		st = rd_double(r, var, "base_altitude", &s->base_altitude);
+	if (st == WEST_OK)
+		st = rd_shape(r, "time", 1, &one, &var);
+	if (st != WEST_OK)
+		return st;
+	rc = nc_get_var_double(r->ncid, var, &t);
+	if (rc != NC_NOERR)
+		return rd_fail(r, "nc_get_var", "time", rc);
+	s->time = (long long)llround(t);
+	return WEST_OK;
+}
+
+/* A wind variable, NaN where it holds its _FillValue. */
+static enum west_status rd_wind(struct snap_reader *r, const char *name, float **out)
+{
+	const struct west_snapshot *s = r->s;
+	size_t len[4] = { 1, s->nz, s->ny, s->nx }, n = s->nx * s->ny * s->nz;
+	float fill = SNAP_FILL;
+	int var, rc;
+	enum west_status st = rd_shape(r, name, 4, len, &var);
+
+	if (st == WEST_OK)
+		st = rd_alloc(r, (void **)out, n, sizeof **out, name);
+	if (st != WEST_OK)
+		return st;
+	rc = nc_get_var_float(r->ncid, var, *out);
+	if (rc == NC_NOERR) {
+		int f = nc_get_att_float(r->ncid, var, "_FillValue", &fill);
+		rc = f == NC_ENOTATT ? NC_NOERR : f;
+	}
+	if (rc != NC_NOERR)
+		return rd_fail(r, "nc_get_var", name, rc);
+	for (size_t c = 0; c < n; c++)
+		if ((*out)[c] == fill || (isnan(fill) && isnan((*out)[c])))
+			(*out)[c] = NAN;
+	return WEST_OK;
+}
+
+/* A byte variable of the given shape as unsigned char. */
+static enum west_status rd_bytes(struct snap_reader *r, const char *name, int ndims,
+				 const size_t *len, size_t n, unsigned char **out)
+{
+	int var, rc;
+	enum west_status st = rd_shape(r, name, ndims, len, &var);
+
+	if (st == WEST_OK)
+		st = rd_alloc(r, (void **)out, n, 1, name);
+	if (st != WEST_OK)
+		return st;
+	rc = nc_get_var_uchar(r->ncid, var, *out);
+	return rc != NC_NOERR ? rd_fail(r, "nc_get_var", name, rc) : WEST_OK;
+}
+
+static enum west_status rd_grid(struct snap_reader *r)
+{
+	struct west_snapshot *s = r->s;
+	size_t len[3] = { s->nz, s->ny, s->nx }, n2 = s->nx * s->ny;
+	enum west_status st = west_check_alloc(n2 * s->nz, 3 * sizeof(float) + 1,
+					       r->path, r->err, r->errlen);
+	int var, rc;
+
+	if (st == WEST_OK)
+		st = rd_wind(r, "x_wind", &s->u);
+	if (st == WEST_OK)
+		st = rd_wind(r, "y_wind", &s->v);
+	if (st == WEST_OK)
+		st = rd_wind(r, "upward_air_velocity", &s->w);
+	if (st == WEST_OK)
+		st = rd_bytes(r, "land_mask", 3, len, n2 * s->nz, &s->land);
+	if (st == WEST_OK)
+		st = rd_bytes(r, "stability_class", 2, len + 1, n2, &s->stability);
+	if (st == WEST_OK)
+		st = rd_shape(r, "surface_altitude", 2, len + 1, &var);
+	if (st == WEST_OK)
+		st = rd_alloc(r, (void **)&s->terrain, n2, sizeof *s->terrain, "surface_altitude");
+	if (st != WEST_OK)
+		return st;
+	rc = nc_get_var_float(r->ncid, var, s->terrain);
+	return rc != NC_NOERR ? rd_fail(r, "nc_get_var", "surface_altitude", rc) : WEST_OK;
+}
+
+static enum west_status rd_station_doubles(struct snap_reader *r, size_t n)
+{
+	struct west_obs *o = r->s->obs.obs;
+	double *v = NULL;
+	enum west_status st = rd_alloc(r, (void **)&v, n, sizeof *v, "station");
+
+	for (size_t k = 0; k < NSTATION_DOUBLES && st == WEST_OK; k++) {
+		int var, rc;
+		st = rd_shape(r, station_doubles[k].name, 1, &n, &var);
+		rc = st == WEST_OK ? nc_get_var_double(r->ncid, var, v) : NC_NOERR;
+		if (rc != NC_NOERR)
+			st = rd_fail(r, "nc_get_var", station_doubles[k].name, rc);
+		for (size_t s = 0; s < n && st == WEST_OK; s++)
+			*(double *)((char *)&o[s] + station_doubles[k].offset) = v[s];
+	}
+	free(v);
+	return st;
+}
+
+static enum west_status rd_station_ids(struct snap_reader *r, size_t n)
+{
+	struct west_obs *o = r->s->obs.obs;
+	char **ids = NULL;
+	int var, rc;
+	enum west_status st = rd_shape(r, "station_id", 1, &n, &var);
+
+	if (st == WEST_OK)
+		st = rd_alloc(r, (void **)&ids, n, sizeof *ids, "station_id");
+	if (st != WEST_OK)
+		return st;
+	rc = nc_get_var_string(r->ncid, var, ids);
+	if (rc == NC_NOERR) {
+		for (size_t s = 0; s < n; s++)
+			snprintf(o[s].id, sizeof o[s].id, "%s", ids[s] ? ids[s] : "");
+		nc_free_string(n, ids);
+	}
+	free(ids);
+	return rc != NC_NOERR ? rd_fail(r, "nc_get_var", "station_id", rc) : WEST_OK;
+}
+
+/* station_time and station_stability; the set's valid time is the latest. */
+static enum west_status rd_station_misc(struct snap_reader *r, size_t n)
+{
+	struct west_obs_set *set = &r->s->obs;
+	long long *t = NULL;
+	unsigned char *stab = NULL;
+	int tvar, svar, rc = NC_NOERR;
+	enum west_status st = rd_shape(r, "station_time", 1, &n, &tvar);
+
+	if (st == WEST_OK)
+		st = rd_shape(r, "station_stability", 1, &n, &svar);
+	if (st == WEST_OK)
+		st = rd_alloc(r, (void **)&t, n, sizeof *t, "station_time");
+	if (st == WEST_OK)
+		st = rd_alloc(r, (void **)&stab, n, 1, "station_stability");
+	if (st == WEST_OK && (rc = nc_get_var_longlong(r->ncid, tvar, t)) != NC_NOERR)
+		st = rd_fail(r, "nc_get_var", "station_time", rc);
+	if (st == WEST_OK && (rc = nc_get_var_uchar(r->ncid, svar, stab)) != NC_NOERR)
+		st = rd_fail(r, "nc_get_var", "station_stability", rc);
+	for (size_t s = 0; s < n && st == WEST_OK; s++) {
+		set->obs[s].time = t[s];
+		set->obs[s].stability = stab[s];
+		if (s == 0 || t[s] > set->valid_time)
+			set->valid_time = t[s];
+	}
+	free(t);
+	free(stab);
+	return st;
+}
+
+/* The observations; no station dimension means an empty set. */
+static enum west_status rd_stations(struct snap_reader *r)
+{
+	struct west_obs_set *set = &r->s->obs;
+	int dim, rc = nc_inq_dimid(r->ncid, "station", &dim);
+	size_t n;
+	enum west_status st;
+
+	if (rc == NC_EBADDIM)
+		return WEST_OK;
+	if (rc == NC_NOERR)
+		rc = nc_inq_dimlen(r->ncid, dim, &n);
+	if (rc != NC_NOERR)
+		return rd_fail(r, "nc_inq_dim", "station", rc);
+	st = west_check_alloc(n, sizeof *set->obs, "station", r->err, r->errlen);
+	if (st != WEST_OK)
+		return st;
+	set->obs = calloc(n ? n : 1, sizeof *set->obs);
+	if (!set->obs)
+		return west_fail(r->err, r->errlen, WEST_ERR_NOMEM,
+				 "%s: cannot allocate %zu stations", r->path, n);
+	set->n = n;
+	for (size_t s = 0; s < n; s++)
+		set->obs[s].inv_L = set->obs[s].z0 = NAN;
+	st = rd_station_ids(r, n);
+	if (st == WEST_OK)
+		st = rd_station_doubles(r, n);
+	if (st == WEST_OK)
+		st = rd_station_misc(r, n);
+	return st;
+}
+
+static enum west_status rd_report(struct snap_reader *r)
+{
+	struct west_report *rep = &r->s->report;
+	char *base = (char *)rep, name[64];
+	long long v;
+	enum west_status st = WEST_OK;
+
+	for (size_t k = 0; k < NELEMS(report_texts) && st == WEST_OK; k++)
+		st = rd_text(r, NC_GLOBAL, report_texts[k].name, base + report_texts[k].offset,
+			     report_texts[k].size);
+	for (size_t k = 0; k < NELEMS(report_doubles) && st == WEST_OK; k++)
+		st = rd_double(r, NC_GLOBAL, report_doubles[k].name,
+			       (double *)(base + report_doubles[k].offset));
+	for (int s = 0; s < WEST_NSTEPS && st == WEST_OK; s++) {
+		step_att_name(s, name, sizeof name);
+		st = rd_double(r, NC_GLOBAL, name, &rep->step_seconds[s]);
+	}
+	if (st == WEST_OK && (st = rd_int64(r, NC_GLOBAL, "west_iterations_max", &v)) == WEST_OK)
+		rep->iterations_max = (long)v;
+	if (st == WEST_OK && (st = rd_int64(r, NC_GLOBAL, "west_iterations", &v)) == WEST_OK)
+		rep->iterations = (long)v;
+	if (st == WEST_OK && (st = rd_int64(r, NC_GLOBAL, "west_converged", &v)) == WEST_OK)
+		rep->converged = (int)v;
+	return st;
+}
+
+/* Conventions, and the grid_mapping_name that x_wind's grid_mapping names. */
+static enum west_status rd_mapping(struct snap_reader *r)
+{
+	struct west_snapshot *s = r->s;
+	char gm[NC_MAX_NAME + 1];
+	int var, gvar, rc;
+	enum west_status st = rd_text(r, NC_GLOBAL, "Conventions", s->conventions,
+				      sizeof s->conventions);
+
+	if (st == WEST_OK)
+		st = rd_varid(r, "x_wind", &var);
+	if (st != WEST_OK || nc_inq_att(r->ncid, var, "grid_mapping", NULL, NULL) == NC_ENOTATT)
+		return st;
+	st = rd_text(r, var, "grid_mapping", gm, sizeof gm);
+	if (st != WEST_OK)
+		return st;
+	rc = nc_inq_varid(r->ncid, gm, &gvar);
+	if (rc != NC_NOERR)
+		return west_fail(r->err, r->errlen, WEST_ERR_INVALID,
+				 "%s: variable 'x_wind' names grid_mapping '%s', which the file lacks",
+				 r->path, gm);
+	return rd_text(r, gvar, "grid_mapping_name", s->grid_mapping, sizeof s->grid_mapping);
+}
+
+enum west_status west_snapshot_read(const char *path, struct west_snapshot *s,
+				    char *err, size_t errlen)
+{
+	struct snap_reader r = { .path = path, .ncid = -1, .s = s, .err = err, .errlen = errlen };
+	enum west_status st;
+	int var;
+
+	memset(s, 0, sizeof *s);
+	st = rd_open(&r);
+	for (size_t k = 0; k < NELEMS(required_vars) && st == WEST_OK; k++)
+		st = rd_varid(&r, required_vars[k], &var);
+	if (st == WEST_OK)
+		st = rd_sizes(&r);
+	if (st == WEST_OK)
+		st = rd_coords(&r);
+	if (st == WEST_OK)
+		st = rd_grid(&r);
+	if (st == WEST_OK)
+		st = rd_stations(&r);
+	if (st == WEST_OK)
+		st = rd_report(&r);
+	if (st == WEST_OK)
+		st = rd_mapping(&r);
+	if (r.ncid >= 0)
+		nc_close(r.ncid);
+	if (st != WEST_OK)
+		west_snapshot_free(s);
+	return st;
+}
+
+void west_snapshot_free(struct west_snapshot *s)
+{
+	free(s->x);
+	free(s->y);
+	free(s->z);
+	free(s->u);
+	free(s->v);
+	free(s->w);
+	free(s->terrain);
+	free(s->land);
+	free(s->stability);
+	free(s->obs.obs);
+	memset(s, 0, sizeof *s);
+}

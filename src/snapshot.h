@@ -1,0 +1,104 @@
+/*
+ * snapshot.h: CF-1.10 NetCDF-4 snapshots of a solved field (DESIGN.md
+ * section 6), and the reader that `west info` and the tests use.
+ *
+ * File layout (dimensions time = 1, z = nz, y = ny, x = nx, station = n):
+ *   time(time)              double, seconds since 1970-01-01T00:00:00Z (the
+ *                           field's valid time), calendar standard
+ *   z(z)                    ALTITUDE of the cell centres (m above the datum),
+ *                           base + (zf[k] + zf[k+1]) / 2, standard_name
+ *                           altitude, positive = "up", axis Z; attribute
+ *                           base_altitude = the grid base (m)
+ *   y(y), x(x)              projection_y/x_coordinate of cell centres (m):
+ *                           y0 + (j + 0.5) dy, x0 + (i + 0.5) dx
+ *   crs                     int scalar grid_mapping: grid_mapping_name, the
+ *                           transverse_mercator parameters (with the WGS 84
+ *                           semi_major_axis and inverse_flattening) when the
+ *                           CRS has them, crs_wkt and spatial_ref when it has
+ *                           a WKT.  Written only when the terrain's CRS has a
+ *                           grid_mapping_name (CF requires one); the grid
+ *                           variables then say grid_mapping = "crs".  A
+ *                           WKT without a CF mapping name goes to the global
+ *                           attribute west_crs_wkt instead.
+ *   x_wind, y_wind, upward_air_velocity (time, z, y, x) float, m s-1, at cell
+ *                           centres (means of opposite faces), _FillValue =
+ *                           NC_FILL_FLOAT (9.96921e36f) in land cells
+ *   surface_altitude(y, x)  float, m
+ *   land_mask(z, y, x)      byte, 1 = land (flag_values 0, 1: "air land")
+ *   stability_class(y, x)   byte, 0..5 = Pasquill-Gifford A..F
+ *   station_id(station) string, station_x, station_y (m, grid CRS),
+ *   station_height (m above ground), station_wind_speed (m s-1),
+ *   station_wind_from_direction (degree), station_time (int64, s since
+ *   epoch), station_stability (byte 0..5): the observations used; the
+ *   station dimension and these variables are left out for an empty set.
+ * Global attributes: Conventions = "CF-1.10", title, institution, source,
+ * history, and the solver diagnostics (struct west_report) as west_*
+ * attributes: west_backend, west_solver, west_indexing (text), west_omega,
+ * west_eta, west_tolerance, west_h, west_u_ref, west_total_seconds,
+ * west_{start,end,final}_{max_div,rel_max,rel_l2}, west_seconds_<step key>
+ * (double), west_iterations_max, west_iterations (int64), west_converged
+ * (int).  Deflate level 1 with shuffle on every variable that has
+ * dimensions, except station_id (NetCDF-4 cannot filter strings); the
+ * winds and land_mask are chunked by whole columns (16 x 16 of them).
+ *
+ * Writing is atomic: a temp file ".<name>.tmp.XXXXXX" in the target's
+ * directory (created exclusively, mode 0666 less the umask), fsync,
+ * rename, fsync of the directory.  On any failure the temp file is removed
+ * and the file already under the final name (if any) is untouched.  The
+ * file is built in memory first (snapshot.c says why), so netCDF-C opens
+ * snapshots read-only: they are products, not for editing in place.  obs
+ * may be NULL (no stations).  NetCDF-C is not thread-safe: call these from
+ * one thread at a time, like every other NetCDF use in the process.
+ */
+#ifndef WEST_SNAPSHOT_H
+#define WEST_SNAPSHOT_H
+
+#include <stddef.h>
+
+#include "field.h"
+#include "grid.h"
+#include "obs.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum west_status west_snapshot_write(const char *path, const struct west_grid *g,
+				     const struct west_field *f,
+				     const struct west_obs_set *obs,
+				     char *err, size_t errlen);
+
+/* What a snapshot holds, read back whole. */
+struct west_snapshot {
+	size_t nx, ny, nz;
+	double *x, *y;                /* cell centres in the grid CRS (m) */
+	double *z;                    /* cell-centre altitudes (m above datum) */
+	double base_altitude;         /* grid base altitude (m) */
+	float *u, *v, *w;             /* nz*ny*nx cell centres, NaN in land */
+	float *terrain;               /* ny*nx */
+	unsigned char *land;          /* nz*ny*nx */
+	unsigned char *stability;     /* ny*nx */
+	long long time;               /* s since epoch */
+	char conventions[32];
+	char grid_mapping[64];        /* grid_mapping_name, "" when none */
+	struct west_obs_set obs;      /* id, x, y, height, speed, direction,
+					 time, stability (inv_L, z0 NaN); n = 0
+					 and obs NULL when there were none */
+	struct west_report report;
+};
+
+/*
+ * Read a snapshot whole.  Refuses (WEST_ERR_INVALID, naming it) a file
+ * without one of the variables above or a west_* attribute; on error s is
+ * zeroed.  west_snapshot_free frees what a read filled and zeroes s.
+ */
+enum west_status west_snapshot_read(const char *path, struct west_snapshot *s,
+				    char *err, size_t errlen);
+void west_snapshot_free(struct west_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
