@@ -132,7 +132,8 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 
 /*
  * Divergence norms over fluid cells: norms[0] = max |D| (1/s),
- * norms[1] = sum of D^2, in double.  (The convergence check of step 8
+ * norms[1] = sum of D^2; each cell's D as the sweep computes it (float),
+ * accumulated in double.  (The convergence check of step 8
  * and the diagnostics.)
  */
 enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
