@@ -25,7 +25,7 @@
 
 struct sor {
 	const struct west_kgrid *g;
-	float omega, eta, rdx, rdy;
+	float omega, eta, rdx, rdy, rdx2, rdy2;
 	float *u, *v, *w;
 };
 
@@ -41,26 +41,45 @@ static inline float cell_div(const struct west_kgrid *g, float rdx, float rdy,
 	       (w[zb + nx * ny] - w[zb]) * g->rdz[k];
 }
 
-static inline void sweep_cell(const struct sor *o, size_t i, size_t j, size_t k)
+/* One row (j, k) of cells: its faces and transparencies from i = 0. */
+struct row {
+	float *u, *vs, *vn, *wb, *wt;
+	const float *tx, *ts, *tn, *tb, *tt;
+	float rdz, rzb, rzt;
+};
+
+static inline void row_init(const struct sor *o, size_t j, size_t k, struct row *r)
 {
 	const struct west_kgrid *g = o->g;
 	size_t nx = g->nx, ny = g->ny;
-	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
-	size_t zb = west_kc(nx, ny, i, j, k), yn = ys + nx, zt = zb + nx * ny;
-	float tw = g->tx[xw], te = g->tx[xw + 1], ts = g->ty[ys], tn = g->ty[yn];
-	float tb = g->tz[zb], tt = g->tz[zt];
-	float rzb = g->rdzf[k], rzt = g->rdzf[k + 1];
-	float s = (tw + te) * o->rdx * o->rdx + (ts + tn) * o->rdy * o->rdy +
-		  o->eta * g->rdz[k] * (tb * rzb + tt * rzt);
+	size_t xw = west_kx(nx, ny, 0, j, k), ys = west_ky(nx, ny, 0, j, k);
+	size_t zb = west_kc(nx, ny, 0, j, k), zt = zb + nx * ny;
+	*r = (struct row){
+		o->u + xw, o->v + ys, o->v + ys + nx, o->w + zb, o->w + zt,
+		g->tx + xw, g->ty + ys, g->ty + ys + nx, g->tz + zb, g->tz + zt,
+		g->rdz[k], g->rdzf[k], g->rdzf[k + 1],
+	};
+}
+
+/* The update of cell i of row r (same arithmetic for both orderings). */
+static inline __attribute__((always_inline))
+void sweep_cell(const struct sor *o, const struct row *r, size_t i)
+{
+	float tw = r->tx[i], te = r->tx[i + 1], ts = r->ts[i], tn = r->tn[i];
+	float tb = r->tb[i], tt = r->tt[i];
+	float s = (tw + te) * o->rdx2 + (ts + tn) * o->rdy2 +
+		  o->eta * r->rdz * (tb * r->rzb + tt * r->rzt);
 	if (s == 0.0f)
 		return;
-	float p = o->omega * cell_div(g, o->rdx, o->rdy, o->u, o->v, o->w, i, j, k) / s;
-	o->u[xw] += p * tw * o->rdx;
-	o->u[xw + 1] -= p * te * o->rdx;
-	o->v[ys] += p * ts * o->rdy;
-	o->v[yn] -= p * tn * o->rdy;
-	o->w[zb] += o->eta * p * tb * rzb;
-	o->w[zt] -= o->eta * p * tt * rzt;
+	float d = (r->u[i + 1] - r->u[i]) * o->rdx + (r->vn[i] - r->vs[i]) * o->rdy +
+		  (r->wt[i] - r->wb[i]) * r->rdz;
+	float p = o->omega * d / s;
+	r->u[i] += p * tw * o->rdx;
+	r->u[i + 1] -= p * te * o->rdx;
+	r->vs[i] += p * ts * o->rdy;
+	r->vn[i] -= p * tn * o->rdy;
+	r->wb[i] += o->eta * p * tb * r->rzb;
+	r->wt[i] -= o->eta * p * tt * r->rzt;
 }
 
 enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
@@ -68,20 +87,23 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 				       enum west_kindexing indexing,
 				       float *u, float *v, float *w)
 {
-	const struct sor o = { g, omega, eta, 1.0f / g->dx, 1.0f / g->dy, u, v, w };
+	float rdx = 1.0f / g->dx, rdy = 1.0f / g->dy;
+	const struct sor o = { g, omega, eta, rdx, rdy, rdx * rdx, rdy * rdy, u, v, w };
 	long rows = (long)(g->ny * g->nz);
 	size_t nx = g->nx, ny = g->ny;
 
 	#pragma omp parallel for schedule(static)
-	for (long r = 0; r < rows; r++) {
-		size_t j = (size_t)r % ny, k = (size_t)r / ny;
+	for (long rr = 0; rr < rows; rr++) {
+		size_t j = (size_t)rr % ny, k = (size_t)rr / ny;
+		struct row r;
+		row_init(&o, j, k, &r);
 		if (indexing == WEST_KINDEX_MASKED) {
 			for (size_t i = 0; i < nx; i++)
 				if (((i + j + k) & 1) == (size_t)colour)
-					sweep_cell(&o, i, j, k);
+					sweep_cell(&o, &r, i);
 		} else {
 			for (size_t i = (j + k + (size_t)colour) & 1; i < nx; i += 2)
-				sweep_cell(&o, i, j, k);
+				sweep_cell(&o, &r, i);
 		}
 	}
 	return WEST_OK;
