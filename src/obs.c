@@ -467,3 +467,13 @@ enum west_status west_obs_load(const char *path, const struct west_obs_opts *o,
 		return west_fail(err, errlen, s, "%s: %s", path, msg);
 	return WEST_OK;
 }
+
+const char *west_obs_show(const char *s, char *buf, size_t size)
+{
+	size_t k;
+
+	for (k = 0; s[k] && k < 40 && k + 1 < size; k++)
+		buf[k] = isprint((unsigned char)s[k]) ? s[k] : '?';
+	buf[k] = '\0';
+	return buf;
+}

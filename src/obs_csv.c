@@ -98,16 +98,6 @@ struct csv_row {
 	char rec[128];      /* "line N (station "X")" */
 };
 
-static const char *show(const char *s, char *buf, size_t size)
-{
-	size_t k;
-
-	for (k = 0; s[k] && k < 40 && k + 1 < size; k++)
-		buf[k] = isprint((unsigned char)s[k]) ? s[k] : '?';
-	buf[k] = '\0';
-	return buf;
-}
-
 /* Trim white space in place. */
 static char *trim(char *s)
 {
@@ -183,7 +173,7 @@ static enum west_status header_fail(size_t lineno, const char *h, char *err, siz
 		if (strcmp(col, header_cols[c]) != 0)
 			return west_fail(err, errlen, WEST_ERR_INVALID,
 					 "line %zu: header column %d is \"%s\", expected \"%s\"",
-					 lineno, c + 1, show(col, buf, sizeof buf), header_cols[c]);
+					 lineno, c + 1, west_obs_show(col, buf, sizeof buf), header_cols[c]);
 		if (!h[k + n])
 			return west_fail(err, errlen, WEST_ERR_INVALID, "line %zu: header has "
 					 "%d columns, expected %d (WindNinja's station "
@@ -256,7 +246,7 @@ static enum west_status csv_split(char *line, size_t lineno, struct csv_row *r,
 		return WEST_ERR_INVALID;
 	if (r->f[C_NAME][0])
 		snprintf(r->rec, sizeof r->rec, "line %zu (station \"%s\")", lineno,
-			 show(r->f[C_NAME], buf, sizeof buf));
+			 west_obs_show(r->f[C_NAME], buf, sizeof buf));
 	if (n != NCOL)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %d columns, expected %d",
 				 r->rec, n, NCOL);
@@ -279,11 +269,11 @@ static enum west_status csv_number(const struct csv_row *r, int c, double *v,
 	*v = strtod(s, &end);
 	if (end == s || *end)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %s: \"%s\" is not a number",
-				 r->rec, col_names[c], show(s, buf, sizeof buf));
+				 r->rec, col_names[c], west_obs_show(s, buf, sizeof buf));
 	if (!isfinite(*v))
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: %s: \"%s\" is not a finite number",
-				 r->rec, col_names[c], show(s, buf, sizeof buf));
+				 r->rec, col_names[c], west_obs_show(s, buf, sizeof buf));
 	return WEST_OK;
 }
 
@@ -303,7 +293,7 @@ static enum west_status csv_unit(const struct csv_row *r, int c, const struct un
 		}
 	return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %s: unknown unit \"%s\" "
 			 "(expected %s)", r->rec, col_names[c],
-			 show(r->f[c], buf, sizeof buf), us->expect);
+			 west_obs_show(r->f[c], buf, sizeof buf), us->expect);
 }
 
 /* Value in column c with its units in column c + 1, converted. */
@@ -334,7 +324,7 @@ static enum west_status csv_id(const struct csv_row *r, struct west_obs *ob,
 				 r->rec);
 	if (problem)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: Station_Name: \"%s\" %s",
-				 r->rec, show(r->f[C_NAME], buf, sizeof buf), problem);
+				 r->rec, west_obs_show(r->f[C_NAME], buf, sizeof buf), problem);
 	memcpy(ob->id, r->f[C_NAME], strlen(r->f[C_NAME]) + 1);
 	return WEST_OK;
 }
@@ -353,7 +343,7 @@ static enum west_status csv_geogcs(const struct csv_row *r, const struct west_ob
 	if (strcasecmp(datum, "WGS84") != 0 && strcasecmp(datum, "NAD83") != 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: Datum: unknown datum "
 				 "\"%s\" (expected WGS84, NAD83 or NAD27)", r->rec,
-				 show(datum, buf, sizeof buf));
+				 west_obs_show(datum, buf, sizeof buf));
 	if (!o->grid->crs.has_tm)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: Coord_Sys: GEOGCS given "
 				 "but the terrain has no transverse Mercator grid_mapping; "
@@ -374,7 +364,7 @@ static enum west_status csv_position(const struct csv_row *r, const struct west_
 	*has_ll = 0;
 	if (strcasecmp(cs, "PROJCS") != 0 && strcasecmp(cs, "GEOGCS") != 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: Coord_Sys: \"%s\" is "
-				 "neither PROJCS nor GEOGCS", r->rec, show(cs, buf, sizeof buf));
+				 "neither PROJCS nor GEOGCS", r->rec, west_obs_show(cs, buf, sizeof buf));
 	if (csv_number(r, C_LAT, &b, err, errlen) != WEST_OK ||
 	    csv_number(r, C_LON, &a, err, errlen) != WEST_OK)
 		return WEST_ERR_INVALID;
@@ -481,7 +471,7 @@ static enum west_status csv_time(const struct csv_row *r, struct west_obs *ob,
 	if (!west_obs_time_parse(r->f[C_TIME], &ob->time))
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: date_time: \"%s\" is not "
 				 "an ISO 8601 UTC time (YYYY-MM-DDThh:mm:ssZ)", r->rec,
-				 show(r->f[C_TIME], buf, sizeof buf));
+				 west_obs_show(r->f[C_TIME], buf, sizeof buf));
 	return WEST_OK;
 }
 

@@ -48,4 +48,8 @@ int west_obs_find_duplicate(const struct west_obs_set *set, size_t *first,
 /* valid_time = the latest time; log each station accepted off the grid. */
 void west_obs_set_finish(struct west_obs_set *set);
 
+/* A printable copy of s for messages (non-printing bytes as ?), cut at 40
+ * characters. */
+const char *west_obs_show(const char *s, char *buf, size_t size);
+
 #endif

@@ -35,17 +35,6 @@ static const char *const known_fields[] = {
 	"stability", "inv_L", "z0",
 };
 
-/* A printable copy of s for messages, cut at 40 characters. */
-static const char *show(const char *s, char *buf, size_t size)
-{
-	size_t k;
-
-	for (k = 0; s[k] && k < 40 && k + 1 < size; k++)
-		buf[k] = isprint((unsigned char)s[k]) ? s[k] : '?';
-	buf[k] = '\0';
-	return buf;
-}
-
 static const char *type_name(const json_t *v)
 {
 	switch (json_typeof(v)) {
@@ -112,7 +101,7 @@ static enum west_status json_id(json_t *v, struct west_obs *ob, char *rec,
 	problem = west_obs_check_id(json_string_value(f), json_string_length(f));
 	if (problem)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: id: \"%s\" %s", rec,
-				 show(json_string_value(f), buf, sizeof buf), problem);
+				 west_obs_show(json_string_value(f), buf, sizeof buf), problem);
 	memcpy(ob->id, json_string_value(f), json_string_length(f) + 1);
 	snprintf(rec + strlen(rec), recsize - strlen(rec), " (id \"%s\")", ob->id);
 	return WEST_OK;
@@ -131,7 +120,7 @@ static enum west_status check_fields(json_t *v, const char *rec, char *err, size
 			k++;
 		if (k == sizeof known_fields / sizeof *known_fields)
 			return west_fail(err, errlen, WEST_ERR_INVALID,
-					 "%s: \"%s\": unknown field", rec, show(key, buf, sizeof buf));
+					 "%s: \"%s\": unknown field", rec, west_obs_show(key, buf, sizeof buf));
 	}
 	return WEST_OK;
 }
@@ -202,7 +191,7 @@ static enum west_status json_time(json_t *v, struct west_obs *ob, const char *re
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: time: \"%s\" is not an ISO 8601 UTC time "
 				 "(YYYY-MM-DDThh:mm:ssZ)", rec,
-				 show(json_string_value(f), buf, sizeof buf));
+				 west_obs_show(json_string_value(f), buf, sizeof buf));
 	return WEST_OK;
 }
 
@@ -220,7 +209,7 @@ static enum west_status json_class(json_t *f, struct west_obs *ob, const char *r
 	    toupper((unsigned char)s[0]) > 'F')
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: stability: unknown class \"%s\" (expected A to F)",
-				 rec, show(s, buf, sizeof buf));
+				 rec, west_obs_show(s, buf, sizeof buf));
 	ob->stability = toupper((unsigned char)s[0]) - 'A';
 	return WEST_OK;
 }
@@ -291,7 +280,7 @@ static json_t *json_array_of(json_t *root, char *err, size_t errlen)
 	json_object_foreach(root, key, val) {
 		if (strcmp(key, "observations") != 0) {
 			west_fail(err, errlen, WEST_ERR_INVALID, "\"%s\": unknown top-level "
-				  "field (expected only \"observations\")", show(key, buf, sizeof buf));
+				  "field (expected only \"observations\")", west_obs_show(key, buf, sizeof buf));
 			return NULL;
 		}
 	}
