@@ -17,29 +17,12 @@
  *
  * Cells of one colour share no face, so a colour pass is free of races in
  * any order: rows run in parallel, and masked and compact orderings apply
- * the same arithmetic (sweep_cell) to the same cells, hence bit-identical.
+ * the same arithmetic (west_sor_cell, kernel_util.h, which the CUDA
+ * kernels share) to the same cells, hence bit-identical.
  */
 #include <math.h>
 
 #include "kernel_util.h"
-
-struct sor {
-	const struct west_kgrid *g;
-	float omega, eta, rdx, rdy, rdx2, rdy2;
-	float *u, *v, *w;
-};
-
-/* Cell divergence (1/s), summed in the order the sweep uses. */
-static inline float cell_div(const struct west_kgrid *g, float rdx, float rdy,
-			     const float *u, const float *v, const float *w,
-			     size_t i, size_t j, size_t k)
-{
-	size_t nx = g->nx, ny = g->ny;
-	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
-	size_t zb = west_kc(nx, ny, i, j, k);
-	return (u[xw + 1] - u[xw]) * rdx + (v[ys + nx] - v[ys]) * rdy +
-	       (w[zb + nx * ny] - w[zb]) * g->rdz[k];
-}
 
 /* One row (j, k) of cells: its faces and transparencies from i = 0. */
 struct row {
@@ -48,38 +31,27 @@ struct row {
 	float rdz, rzb, rzt;
 };
 
-static inline void row_init(const struct sor *o, size_t j, size_t k, struct row *r)
+static inline void row_init(const struct west_kgrid *g, float *u, float *v,
+			    float *w, size_t j, size_t k, struct row *r)
 {
-	const struct west_kgrid *g = o->g;
 	size_t nx = g->nx, ny = g->ny;
 	size_t xw = west_kx(nx, ny, 0, j, k), ys = west_ky(nx, ny, 0, j, k);
 	size_t zb = west_kc(nx, ny, 0, j, k), zt = zb + nx * ny;
 	*r = (struct row){
-		o->u + xw, o->v + ys, o->v + ys + nx, o->w + zb, o->w + zt,
+		u + xw, v + ys, v + ys + nx, w + zb, w + zt,
 		g->tx + xw, g->ty + ys, g->ty + ys + nx, g->tz + zb, g->tz + zt,
 		g->rdz[k], g->rdzf[k], g->rdzf[k + 1],
 	};
 }
 
-/* The update of cell i of row r (same arithmetic for both orderings). */
+/* The update of cell i of row r (the same for both orderings). */
 static inline __attribute__((always_inline))
-void sweep_cell(const struct sor *o, const struct row *r, size_t i)
+void sweep_cell(const struct west_sor *o, const struct row *r, size_t i)
 {
-	float tw = r->tx[i], te = r->tx[i + 1], ts = r->ts[i], tn = r->tn[i];
-	float tb = r->tb[i], tt = r->tt[i];
-	float s = (tw + te) * o->rdx2 + (ts + tn) * o->rdy2 +
-		  o->eta * r->rdz * (tb * r->rzb + tt * r->rzt);
-	if (s == 0.0f)
-		return;
-	float d = (r->u[i + 1] - r->u[i]) * o->rdx + (r->vn[i] - r->vs[i]) * o->rdy +
-		  (r->wt[i] - r->wb[i]) * r->rdz;
-	float p = o->omega * d / s;
-	r->u[i] += p * tw * o->rdx;
-	r->u[i + 1] -= p * te * o->rdx;
-	r->vs[i] += p * ts * o->rdy;
-	r->vn[i] -= p * tn * o->rdy;
-	r->wb[i] += o->eta * p * tb * r->rzb;
-	r->wt[i] -= o->eta * p * tt * r->rzt;
+	const float t[6] = { r->tx[i], r->tx[i + 1], r->ts[i], r->tn[i],
+			     r->tb[i], r->tt[i] };
+	west_sor_cell(o, r->u + i, r->vs + i, r->vn + i, r->wb + i, r->wt + i, t,
+		      r->rdz, r->rzb, r->rzt);
 }
 
 enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
@@ -87,8 +59,7 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 				       enum west_kindexing indexing,
 				       float *u, float *v, float *w)
 {
-	float rdx = 1.0f / g->dx, rdy = 1.0f / g->dy;
-	const struct sor o = { g, omega, eta, rdx, rdy, rdx * rdx, rdy * rdy, u, v, w };
+	const struct west_sor o = west_sor_init(g, omega, eta);
 	long rows = (long)(g->ny * g->nz);
 	size_t nx = g->nx, ny = g->ny;
 
@@ -96,7 +67,7 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 	for (long rr = 0; rr < rows; rr++) {
 		size_t j = (size_t)rr % ny, k = (size_t)rr / ny;
 		struct row r;
-		row_init(&o, j, k, &r);
+		row_init(g, u, v, w, j, k, &r);
 		if (indexing == WEST_KINDEX_MASKED) {
 			for (size_t i = 0; i < nx; i++)
 				if (((i + j + k) & 1) == (size_t)colour)
@@ -113,7 +84,7 @@ enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
 					   const float *u, const float *v,
 					   const float *w, double *norms)
 {
-	float rdx = 1.0f / g->dx, rdy = 1.0f / g->dy;
+	const struct west_sor o = west_sor_init(g, 1.0f, 1.0f);
 	long rows = (long)(g->ny * g->nz);
 	size_t nx = g->nx, ny = g->ny;
 	double mx = 0.0, sum = 0.0;
@@ -124,7 +95,7 @@ enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
 		for (size_t i = 0; i < nx; i++) {
 			if (g->land[west_kc(nx, ny, i, j, k)])
 				continue;
-			double d = cell_div(g, rdx, rdy, u, v, w, i, j, k);
+			double d = west_cell_div(g, &o, u, v, w, i, j, k);
 			mx = fmax(mx, fabs(d));
 			sum += d * d;
 		}

@@ -10,24 +10,11 @@
 enum west_status west_divremoval_cpu(const struct west_kgrid *g,
 				     const float *u, const float *v, float *w)
 {
-	size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	size_t nx = g->nx;
 	float rdx = 1.0f / g->dx, rdy = 1.0f / g->dy;
 
 	#pragma omp parallel for schedule(static)
-	for (long c = 0; c < (long)(nx * ny); c++) {
-		size_t i = (size_t)c % nx, j = (size_t)c / nx;
-		w[west_kc(nx, ny, i, j, 0)] = 0.0f;
-		for (size_t k = 0; k < nz; k++) {
-			size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
-			size_t zb = west_kc(nx, ny, i, j, k), zt = zb + nx * ny;
-			int above_land = k + 1 < nz && g->land[zt];
-			if (g->land[zb] || above_land) {
-				w[zt] = 0.0f;
-				continue;
-			}
-			float h = (u[xw + 1] - u[xw]) * rdx + (v[ys + nx] - v[ys]) * rdy;
-			w[zt] = w[zb] - h / g->rdz[k];
-		}
-	}
+	for (long c = 0; c < (long)(nx * g->ny); c++)
+		west_divremoval_column(g, rdx, rdy, u, v, w, (size_t)c % nx, (size_t)c / nx);
 	return WEST_OK;
 }

@@ -6,22 +6,17 @@
 
 #include "kernel_util.h"
 
-#define DEG2RAD 0.017453292519943295f
-
 enum west_status west_initialize_cpu(const struct west_kgrid *g, size_t ns,
 				     const struct west_kstation *st,
 				     const float *spd, float *us, float *vs,
 				     float *w)
 {
 	size_t nz = g->nz, nw = g->nx * g->ny * (nz + 1);
-	for (size_t s = 0; s < ns; s++) {
-		float th = st[s].direction * DEG2RAD;
-		float sn = sinf(th), cs = cosf(th);
+	for (size_t s = 0; s < ns; s++)
 		for (size_t k = 0; k < nz; k++) {
-			us[s * nz + k] = -spd[s * nz + k] * sn;
-			vs[s * nz + k] = -spd[s * nz + k] * cs;
+			size_t e = s * nz + k;
+			west_initialize_at(&st[s], spd[e], &us[e], &vs[e]);
 		}
-	}
 	#pragma omp parallel for schedule(static)
 	for (size_t c = 0; c < nw; c++)
 		w[c] = 0.0f;

@@ -14,15 +14,13 @@ enum west_status west_interpolate_cpu(const struct west_kgrid *g, size_t ns,
 	#pragma omp parallel for collapse(2) schedule(static)
 	for (size_t k = 0; k < nz; k++)
 		for (size_t j = 0; j <= ny; j++) {
-			float yc = ((float)j + 0.5f) * g->dy, yf = (float)j * g->dy;
 			for (size_t i = 0; i <= nx; i++) {
-				float xc = ((float)i + 0.5f) * g->dx, xf = (float)i * g->dx;
 				if (j < ny)
 					u[west_kx(nx, ny, i, j, k)] =
-						west_idw_value(ns, st, xf, yc, us + k, nz);
+						west_interp_u_at(g, ns, st, us, i, j, k);
 				if (i < nx)
 					v[west_ky(nx, ny, i, j, k)] =
-						west_idw_value(ns, st, xc, yf, vs + k, nz);
+						west_interp_v_at(g, ns, st, vs, i, j, k);
 			}
 		}
 	return WEST_OK;

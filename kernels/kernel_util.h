@@ -1,7 +1,10 @@
 /*
- * kernel_util.h: small inline helpers shared by the CPU references and the
- * CUDA kernels of the WEST steps (WEST_HD marks them host and device), so
- * both sides compute the same expression in the same order.
+ * kernel_util.h: the per-element bodies of the WEST steps, shared by the
+ * CPU references (kernels/<op>.c: loops over the elements) and the CUDA
+ * kernels (kernels/<op>.cu: one thread per element), so that both compute
+ * the same expression in the same order.  WEST_HD marks them host and
+ * device.  With contraction off on both sides (kernels.h) the results are
+ * bit-identical except where a step calls powf, sinf or cosf.
  */
 #ifndef WEST_KERNEL_UTIL_H
 #define WEST_KERNEL_UTIL_H
@@ -13,7 +16,8 @@
 #ifdef __CUDACC__
 #define WEST_HD __host__ __device__ __forceinline__
 #else
-#define WEST_HD static inline
+#include <math.h>
+#define WEST_HD static inline __attribute__((always_inline))
 #endif
 
 /* Squared distance (m^2) below which a station is "at" the point: 1 mm. */
@@ -75,6 +79,145 @@ WEST_HD float west_idw_value(size_t ns, const struct west_kstation *st,
 	float num, den;
 	long at = west_idw(ns, st, x, y, val, stride, &num, &den);
 	return at >= 0 ? val[(size_t)at * stride] : num / den;
+}
+
+/* ---------------------------------------------------- per-element bodies */
+
+/* 1. The class of column (i, j): IDW of the station classes, rounded. */
+WEST_HD unsigned char west_stability_at(const struct west_kgrid *g, size_t ns,
+					const struct west_kstation *st,
+					const float *stab, size_t i, size_t j)
+{
+	float x = ((float)i + 0.5f) * g->dx, y = ((float)j + 0.5f) * g->dy;
+	float c = west_idw_value(ns, st, x, y, stab, 1);
+	return (unsigned char)floorf(c + 0.5f);
+}
+
+/* 2. Station s's speed at level k, with p the exponent of its column. */
+WEST_HD float west_extrapolate_at(const struct west_kgrid *g,
+				  const struct west_kstation *s,
+				  const unsigned char *cls, const float *pexp,
+				  size_t k)
+{
+	/* the class of the column holding the station (clamped to the grid) */
+	long i = (long)floorf(s->x / g->dx), j = (long)floorf(s->y / g->dy);
+	i = i < 0 ? 0 : i >= (long)g->nx ? (long)g->nx - 1 : i;
+	j = j < 0 ? 0 : j >= (long)g->ny ? (long)g->ny - 1 : j;
+	float p = pexp[cls[(size_t)j * g->nx + (size_t)i]];
+	float h = fmaxf(g->zc[k] - s->ground, WEST_H_MIN);
+	return s->speed * powf(h / s->height, p);
+}
+
+/* 3. Components of a wind of speed spd from `direction` degrees. */
+#define WEST_DEG2RAD 0.017453292519943295f
+WEST_HD void west_initialize_at(const struct west_kstation *s, float spd,
+				float *us, float *vs)
+{
+	float th = s->direction * WEST_DEG2RAD;
+	*us = -spd * sinf(th);
+	*vs = -spd * cosf(th);
+}
+
+/* 5. u on x-face (i, j, k) and v on y-face (i, j, k): IDW at the face. */
+WEST_HD float west_interp_u_at(const struct west_kgrid *g, size_t ns,
+			       const struct west_kstation *st, const float *us,
+			       size_t i, size_t j, size_t k)
+{
+	float x = (float)i * g->dx, y = ((float)j + 0.5f) * g->dy;
+	return west_idw_value(ns, st, x, y, us + k, g->nz);
+}
+WEST_HD float west_interp_v_at(const struct west_kgrid *g, size_t ns,
+			       const struct west_kstation *st, const float *vs,
+			       size_t i, size_t j, size_t k)
+{
+	float x = ((float)i + 0.5f) * g->dx, y = (float)j * g->dy;
+	return west_idw_value(ns, st, x, y, vs + k, g->nz);
+}
+
+/* 6, 7. Whether x-, y- or z-face (i, j, k) touches land (the ground
+ * counts for z-face 0); the face must exist. */
+WEST_HD int west_xface_closed(const unsigned char *l, size_t nx, size_t ny,
+			      size_t nz, long i, long j, long k)
+{
+	return west_kland(l, nx, ny, nz, i - 1, j, k) || west_kland(l, nx, ny, nz, i, j, k);
+}
+WEST_HD int west_yface_closed(const unsigned char *l, size_t nx, size_t ny,
+			      size_t nz, long i, long j, long k)
+{
+	return west_kland(l, nx, ny, nz, i, j - 1, k) || west_kland(l, nx, ny, nz, i, j, k);
+}
+WEST_HD int west_zface_closed(const unsigned char *l, size_t nx, size_t ny,
+			      size_t nz, long i, long j, long k)
+{
+	return k == 0 || west_kland(l, nx, ny, nz, i, j, k - 1) ||
+	       west_kland(l, nx, ny, nz, i, j, k);
+}
+
+/* 8. Constants of a red-black pass, computed once on the host. */
+struct west_sor {
+	float omega, eta, rdx, rdy, rdx2, rdy2;
+};
+static inline struct west_sor west_sor_init(const struct west_kgrid *g,
+					    float omega, float eta)
+{
+	float rdx = 1.0f / g->dx, rdy = 1.0f / g->dy;
+	struct west_sor o = { omega, eta, rdx, rdy, rdx * rdx, rdy * rdy };
+	return o;
+}
+
+/*
+ * 8. The update of one cell (divmin.c gives the equations): faces u[0]
+ * (west), u[1] (east), vs, vn, wb, wt; transparencies t = {w, e, s, n, b,
+ * t}; rdz of its level and rdzf of its bottom and top faces.
+ */
+WEST_HD void west_sor_cell(const struct west_sor *o, float *u, float *vs,
+			   float *vn, float *wb, float *wt, const float t[6],
+			   float rdz, float rzb, float rzt)
+{
+	float s = (t[0] + t[1]) * o->rdx2 + (t[2] + t[3]) * o->rdy2 +
+		  o->eta * rdz * (t[4] * rzb + t[5] * rzt);
+	if (s == 0.0f)
+		return;
+	float d = (u[1] - u[0]) * o->rdx + (*vn - *vs) * o->rdy + (*wt - *wb) * rdz;
+	float p = o->omega * d / s;
+	u[0] += p * t[0] * o->rdx;
+	u[1] -= p * t[1] * o->rdx;
+	*vs += p * t[2] * o->rdy;
+	*vn -= p * t[3] * o->rdy;
+	*wb += o->eta * p * t[4] * rzb;
+	*wt -= o->eta * p * t[5] * rzt;
+}
+
+/* 8. Divergence of cell (i, j, k) (1/s), summed as the sweep does. */
+WEST_HD float west_cell_div(const struct west_kgrid *g, const struct west_sor *o,
+			    const float *u, const float *v, const float *w,
+			    size_t i, size_t j, size_t k)
+{
+	size_t nx = g->nx, ny = g->ny;
+	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
+	size_t zb = west_kc(nx, ny, i, j, k);
+	return (u[xw + 1] - u[xw]) * o->rdx + (v[ys + nx] - v[ys]) * o->rdy +
+	       (w[zb + nx * ny] - w[zb]) * g->rdz[k];
+}
+
+/* 9. Divergence removal in column (i, j): w integrated up from the ground. */
+WEST_HD void west_divremoval_column(const struct west_kgrid *g, float rdx,
+				    float rdy, const float *u, const float *v,
+				    float *w, size_t i, size_t j)
+{
+	size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	w[west_kc(nx, ny, i, j, 0)] = 0.0f;
+	for (size_t k = 0; k < nz; k++) {
+		size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
+		size_t zb = west_kc(nx, ny, i, j, k), zt = zb + nx * ny;
+		int above_land = k + 1 < nz && g->land[zt];
+		if (g->land[zb] || above_land) {
+			w[zt] = 0.0f;
+			continue;
+		}
+		float h = (u[xw + 1] - u[xw]) * rdx + (v[ys + nx] - v[ys]) * rdy;
+		w[zt] = w[zb] - h / g->rdz[k];
+	}
 }
 
 #endif

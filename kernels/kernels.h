@@ -2,10 +2,20 @@
  * kernels.h: every compute kernel, as a pair with one prototype: the plain-C
  * CPU reference `west_<op>_cpu` (kernels/<op>.c, OpenMP allowed) and the
  * CUDA launcher `west_<op>_cuda` (kernels/<op>.cu, built with --with-cuda).
- * The launcher takes device pointers, queues its kernel on the default
- * stream, checks the launch, and returns without synchronizing; a failure
- * is logged with the CUDA error string and returned as WEST_ERR_CUDA.
- * Tests compare each launcher with its reference element by element.
+ * The launcher takes device pointers (struct west_kgrid itself, the
+ * station count and scalars stay in host memory), queues its kernels on the
+ * calling thread's default stream (nvcc --default-stream per-thread: the
+ * compute thread's stream is cudaStreamPerThread), checks the launch, and
+ * returns without synchronizing; a failure is logged with the CUDA error
+ * string and returned as WEST_ERR_CUDA.  The one exception is
+ * west_divergence_norms_cuda, which returns its two numbers in host memory
+ * and so waits for them.  Tests compare each launcher with its reference
+ * element by element.
+ *
+ * Arithmetic: the CPU references are built with -ffp-contract=off and the
+ * kernels with nvcc --fmad=false, so both round every operation in the
+ * same order (IEEE-754 binary32, division correctly rounded); the only
+ * differences left are the libraries' powf, sinf, cosf (a few ulp).
  *
  * The WEST steps (DESIGN.md section 3, docs/model.md) share two views:
  * struct west_kgrid, what a kernel needs of the grid (grid.h layouts; its
@@ -147,6 +157,48 @@ enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
  */
 enum west_status west_divremoval_cpu(const struct west_kgrid *g,
 				     const float *u, const float *v, float *w);
+
+/* The largest ny and nz the CUDA launch shapes cover (cuda_launch.cuh). */
+#define WEST_CUDA_MAX_NY (65535 * 4 - 1)
+#define WEST_CUDA_MAX_NZ 65534
+
+/*
+ * The CUDA launchers, one per reference above, with the same arguments
+ * (device pointers; norms is host memory, 2 doubles, written after the
+ * device reduction finishes).
+ */
+enum west_status west_stability_cuda(const struct west_kgrid *g, size_t ns,
+				     const struct west_kstation *st,
+				     const float *stab, unsigned char *cls);
+enum west_status west_extrapolate_cuda(const struct west_kgrid *g, size_t ns,
+				       const struct west_kstation *st,
+				       const unsigned char *cls, const float *pexp,
+				       float *spd);
+enum west_status west_initialize_cuda(const struct west_kgrid *g, size_t ns,
+				      const struct west_kstation *st,
+				      const float *spd, float *us, float *vs,
+				      float *w);
+enum west_status west_land_cuda(size_t nx, size_t ny, size_t nz,
+				const float *terrain_alt, const double *zcalt,
+				unsigned char *land);
+enum west_status west_interpolate_cuda(const struct west_kgrid *g, size_t ns,
+				       const struct west_kstation *st,
+				       const float *us, const float *vs,
+				       float *u, float *v);
+enum west_status west_speed_zero_cuda(const struct west_kgrid *g, float *u,
+				      float *v, float *w);
+enum west_status west_transparency_cuda(size_t nx, size_t ny, size_t nz,
+					const unsigned char *land, float *tx,
+					float *ty, float *tz);
+enum west_status west_divmin_sweep_cuda(const struct west_kgrid *g, float omega,
+					float eta, int colour,
+					enum west_kindexing indexing,
+					float *u, float *v, float *w);
+enum west_status west_divergence_norms_cuda(const struct west_kgrid *g,
+					    const float *u, const float *v,
+					    const float *w, double *norms);
+enum west_status west_divremoval_cuda(const struct west_kgrid *g,
+				      const float *u, const float *v, float *w);
 
 #ifdef __cplusplus
 }

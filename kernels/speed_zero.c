@@ -14,16 +14,13 @@ enum west_status west_speed_zero_cpu(const struct west_kgrid *g, float *u,
 		for (long j = 0; j <= (long)ny; j++)
 			for (long i = 0; i <= (long)nx; i++) {
 				if (k < (long)nz && j < (long)ny &&
-				    (west_kland(l, nx, ny, nz, i - 1, j, k) ||
-				     west_kland(l, nx, ny, nz, i, j, k)))
+				    west_xface_closed(l, nx, ny, nz, i, j, k))
 					u[west_kx(nx, ny, i, j, k)] = 0.0f;
 				if (k < (long)nz && i < (long)nx &&
-				    (west_kland(l, nx, ny, nz, i, j - 1, k) ||
-				     west_kland(l, nx, ny, nz, i, j, k)))
+				    west_yface_closed(l, nx, ny, nz, i, j, k))
 					v[west_ky(nx, ny, i, j, k)] = 0.0f;
 				if (i < (long)nx && j < (long)ny &&
-				    (k == 0 || west_kland(l, nx, ny, nz, i, j, k - 1) ||
-				     west_kland(l, nx, ny, nz, i, j, k)))
+				    west_zface_closed(l, nx, ny, nz, i, j, k))
 					w[west_kc(nx, ny, i, j, k)] = 0.0f;
 			}
 	return WEST_OK;

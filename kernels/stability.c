@@ -14,9 +14,7 @@ enum west_status west_stability_cpu(const struct west_kgrid *g, size_t ns,
 	#pragma omp parallel for schedule(static)
 	for (size_t j = 0; j < ny; j++)
 		for (size_t i = 0; i < nx; i++) {
-			float x = ((float)i + 0.5f) * g->dx, y = ((float)j + 0.5f) * g->dy;
-			float c = west_idw_value(ns, st, x, y, stab, 1);
-			cls[j * nx + i] = (unsigned char)floorf(c + 0.5f);
+			cls[j * nx + i] = west_stability_at(g, ns, st, stab, i, j);
 		}
 	return WEST_OK;
 }

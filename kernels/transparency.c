@@ -15,16 +15,13 @@ enum west_status west_transparency_cpu(size_t nx, size_t ny, size_t nz,
 			for (long i = 0; i <= (long)nx; i++) {
 				if (k < (long)nz && j < (long)ny)
 					tx[west_kx(nx, ny, i, j, k)] =
-						!(west_kland(l, nx, ny, nz, i - 1, j, k) ||
-						  west_kland(l, nx, ny, nz, i, j, k));
+						!west_xface_closed(l, nx, ny, nz, i, j, k);
 				if (k < (long)nz && i < (long)nx)
 					ty[west_ky(nx, ny, i, j, k)] =
-						!(west_kland(l, nx, ny, nz, i, j - 1, k) ||
-						  west_kland(l, nx, ny, nz, i, j, k));
+						!west_yface_closed(l, nx, ny, nz, i, j, k);
 				if (i < (long)nx && j < (long)ny)
-					tz[west_kc(nx, ny, i, j, k)] = k > 0 &&
-						!(west_kland(l, nx, ny, nz, i, j, k - 1) ||
-						  west_kland(l, nx, ny, nz, i, j, k));
+					tz[west_kc(nx, ny, i, j, k)] =
+						!west_zface_closed(l, nx, ny, nz, i, j, k);
 			}
 	return WEST_OK;
 }

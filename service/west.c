@@ -177,26 +177,13 @@ bad:
 }
 
 int west_cli_setup_backend(const struct west_config *c, const struct west_grid *g,
-			   int need_run, struct setup *s)
+			   struct setup *s)
 {
 	char err[WEST_ERRLEN];
 	enum west_status st;
 
 	st = west_backend_select((enum west_backend_choice)c->backend, &s->be,
 				 s->note, sizeof s->note, err, sizeof err);
-	if (!st && need_run && !s->be->run) {
-		/* a backend built without the model steps (the CUDA issue adds them) */
-		if (c->backend == WEST_BACKEND_AUTO) {
-			snprintf(s->note, sizeof s->note, "backend auto chose cpu: the %s backend "
-				 "does not run the WEST model in this build", s->be->name);
-			west_log(WEST_LOG_NOTICE, "%s", s->note);
-			s->be = &west_backend_cpu;
-		} else {
-			st = west_fail(err, sizeof err, WEST_ERR_UNSUPPORTED, "backend %s: "
-				       "does not run the WEST model in this build; use --backend cpu",
-				       s->be->name);
-		}
-	}
 	if (!st)
 		st = s->be->init(&s->state, err, sizeof err);
 	if (!st)
@@ -279,7 +266,7 @@ static int cmd_grid(const struct opts *o, const struct west_config *c)
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;
 	}
-	rc = west_cli_setup_backend(c, &g, 0, &s);
+	rc = west_cli_setup_backend(c, &g, &s);
 	if (!rc)
 		o->json ? print_json(terrain, &g, &s) : print_table(terrain, &g, &s);
 	if (s.state)

@@ -30,7 +30,7 @@ struct setup {
 };
 
 int west_cli_setup_backend(const struct west_config *c, const struct west_grid *g,
-			   int need_run, struct setup *s);
+			   struct setup *s);
 void west_cli_crs_name(const struct west_crs *crs, const char *mapping,
 		       char *buf, size_t len);
 

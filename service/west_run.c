@@ -151,7 +151,7 @@ int west_cli_run(const struct opts *o, const struct west_config *c)
 	x->o = o, x->c = c;
 	rc = load_inputs(x);
 	if (!rc)
-		rc = west_cli_setup_backend(c, &x->grid, 1, &x->be);
+		rc = west_cli_setup_backend(c, &x->grid, &x->be);
 	if (!rc)
 		rc = solve_and_write(x);
 	if (!rc)

@@ -33,7 +33,7 @@ struct west_backend {
 	/*
 	 * Solve the WEST model for obs on the uploaded terrain into out (made
 	 * by west_field_init for that grid): stability, faces, valid time and
-	 * report.  NULL where the backend cannot run the model yet.
+	 * report.
 	 */
 	enum west_status (*run)(void *state, const struct west_obs_set *obs,
 				const struct west_solve_opts *o,

@@ -83,6 +83,8 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 			.pexp = west_power_exponents(o->land_use),
 			.spd = prof, .us = prof + ns * nz, .vs = prof + 2 * ns * nz,
 			.cls = f->stability, .u = f->u, .v = f->v, .w = f->w,
+			.land_seconds = g->land_seconds,
+			.transparency_seconds = g->transparency_seconds,
 		};
 		west_kgrid_init(&wk.kg, g, &s->levels);
 		west_model_stations(g, obs, st, stab);

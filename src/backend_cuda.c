@@ -2,31 +2,72 @@
  * backend_cuda.c: the CUDA backend (built with --with-cuda).  The runtime is
  * linked statically, so this code loads on machines without a GPU or driver;
  * probe then reports why CUDA is unusable and auto selection falls back to
- * the CPU.  Device 0 is used.  upload_terrain keeps the grid's terrain, land
- * mask and transparencies in device memory until the next upload or free;
- * per solve only observations go up and the field comes down (WEST issue).
- * Every runtime call is checked.
+ * the CPU.  Device 0 is used.
+ *
+ * Residency: upload_terrain copies the terrain altitudes and the level
+ * arrays, builds the land mask and the transparencies on the device (WEST
+ * steps 4 and 7, kernels/land.cu, kernels/transparency.cu, timed for the
+ * reports), and allocates the field's faces and the column classes; all of
+ * it stays until the next upload or free.  Device bytes per cell: u, v, w,
+ * TX, TY, TZ (4 B each, a face per cell plus one boundary face per row,
+ * column or level) and the land mask (1 B): 25 B, plus 5 B per column.
+ *
+ * run: the stations go up through a pinned buffer (one asynchronous copy),
+ * the driver (model.c) runs the step kernels of west_kernels_cuda back to
+ * back on the compute thread's stream (cudaStreamPerThread; the .cu files
+ * are built with --default-stream per-thread), waiting only to time each
+ * step and for each convergence check's two numbers, and the field comes
+ * down through two pinned staging buffers (asynchronous copies, the host
+ * copy of one chunk overlapping the transfer of the next).  The station
+ * arrays grow (cudaMalloc) only when a set has more stations than any
+ * before; nothing else is allocated per solve.
+ *
+ * Every runtime call is checked.  A state is used by one thread at a time.
  */
 #include "backend.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.h"
 #include "kernels.h"
 
+#define STAGE_BYTES ((size_t)8 << 20)   /* each of the two download buffers */
+#define MIN_STATIONS 16
+
 struct cuda_state {
 	int device;
 	char name[256];
 	int cc_major, cc_minor, sms;
 	size_t total_mem;
-	float *terrain, *tx, *ty, *tz;
-	unsigned char *land;
-	size_t bytes;
+	/* the uploaded grid: host grid (for the stations' ground) and device view */
+	const struct west_grid *grid;
+	struct west_kgrid kg;
+	float *terrain, *zc, *rdz, *rdzf, *tx, *ty, *tz, *u, *v, *w;
+	double *zcalt;
+	unsigned char *land, *cls;
+	size_t bytes;                 /* device bytes of the grid's arrays */
+	double land_seconds, transparency_seconds;
+	/* stations: device st | stab | pexp | spd | us | vs, cap of each;
+	 * the first three staged in pinned host memory */
+	size_t cap, nz_cap, sta_bytes;
+	char *sta_dev, *sta_host;
+	/* download staging */
+	void *stage[2];
+	cudaEvent_t done[2];
 };
+
+static double now_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* Run the smoke kernel on n elements and compare with the CPU reference. */
 static enum west_status smoke_check(char *err, size_t errlen)
@@ -88,6 +129,29 @@ static enum west_status cuda_probe(char *err, size_t errlen)
 	return smoke_check(err, errlen) ? WEST_ERR_UNSUPPORTED : WEST_OK;
 }
 
+/* ------------------------------------------------------------ kernels */
+
+static enum west_status cuda_sync(void)
+{
+	WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));
+	return WEST_OK;
+}
+
+const struct west_kernel_ops west_kernels_cuda = {
+	.backend = "cuda",
+	.stability = west_stability_cuda,
+	.extrapolate = west_extrapolate_cuda,
+	.initialize = west_initialize_cuda,
+	.interpolate = west_interpolate_cuda,
+	.speed_zero = west_speed_zero_cuda,
+	.sweep = west_divmin_sweep_cuda,
+	.norms = west_divergence_norms_cuda,
+	.divremoval = west_divremoval_cuda,
+	.sync = cuda_sync,
+};
+
+/* -------------------------------------------------------------- state */
+
 static enum west_status cuda_init(void **state, char *err, size_t errlen)
 {
 	struct cudaDeviceProp p;
@@ -100,33 +164,132 @@ static enum west_status cuda_init(void **state, char *err, size_t errlen)
 	snprintf(s->name, sizeof s->name, "%s", p.name);
 	s->cc_major = p.major, s->cc_minor = p.minor;
 	s->sms = p.multiProcessorCount, s->total_mem = p.totalGlobalMem;
+	for (int b = 0; b < 2; b++) {
+		WEST_CUDA_TRY(cudaMallocHost(&s->stage[b], STAGE_BYTES), err, errlen);
+		WEST_CUDA_TRY(cudaEventCreateWithFlags(&s->done[b], cudaEventDisableTiming),
+			      err, errlen);
+	}
 	return WEST_OK;
+}
+
+/* cudaFree(NULL) and cudaFreeHost(NULL) are no-ops; errors while freeing
+ * have no one to report to. */
+static void release_stations(struct cuda_state *s)
+{
+	cudaFree(s->sta_dev), cudaFreeHost(s->sta_host);
+	s->sta_dev = s->sta_host = NULL;
+	s->cap = s->nz_cap = s->sta_bytes = 0;
 }
 
 static void release(struct cuda_state *s)
 {
-	/* cudaFree(NULL) is a no-op; errors here have no one to report to. */
-	cudaFree(s->terrain), cudaFree(s->land);
-	cudaFree(s->tx), cudaFree(s->ty), cudaFree(s->tz);
-	s->terrain = s->tx = s->ty = s->tz = NULL;
-	s->land = NULL;
+	void *p[] = { s->terrain, s->zc, s->rdz, s->rdzf, s->tx, s->ty, s->tz,
+		      s->u, s->v, s->w, s->zcalt, s->land, s->cls };
+	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+		cudaFree(p[i]);
+	s->terrain = s->zc = s->rdz = s->rdzf = s->tx = s->ty = s->tz = NULL;
+	s->u = s->v = s->w = NULL;
+	s->zcalt = NULL;
+	s->land = s->cls = NULL;
+	s->grid = NULL;
 	s->bytes = 0;
+	release_stations(s);
 }
 
 static void cuda_free(void *state)
 {
-	if (state)
-		release(state);
-	free(state);
+	struct cuda_state *s = state;
+	if (!s)
+		return;
+	release(s);
+	for (int b = 0; b < 2; b++) {
+		cudaFreeHost(s->stage[b]);
+		if (s->done[b])
+			cudaEventDestroy(s->done[b]);
+	}
+	free(s);
 }
 
-static enum west_status upload(struct cuda_state *s, void **dst, const void *src,
-			       size_t bytes, char *err, size_t errlen)
+/* ------------------------------------------------------------ terrain */
+
+static enum west_status dev_alloc(struct cuda_state *s, void *dst, size_t bytes,
+				  const char *what, char *err, size_t errlen)
 {
-	WEST_CUDA_TRY(cudaMalloc(dst, bytes), err, errlen);
+	cudaError_t e = cudaMalloc((void **)dst, bytes);
+	if (e != cudaSuccess)
+		return west_fail(err, errlen, WEST_ERR_CUDA,
+				 "cuda backend: %s: %zu bytes of device memory: %s", what,
+				 bytes, cudaGetErrorString(e));
 	s->bytes += bytes;
-	WEST_CUDA_TRY(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice), err, errlen);
 	return WEST_OK;
+}
+
+static enum west_status h2d(void *dst, const void *src, size_t bytes, char *err,
+			    size_t errlen)
+{
+	WEST_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+				      cudaStreamPerThread), err, errlen);
+	WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
+	return WEST_OK;
+}
+
+static enum west_status alloc_grid(struct cuda_state *s, const struct west_grid *g,
+				   char *err, size_t errlen)
+{
+	size_t cols = g->nx * g->ny, nz = g->nz, f = sizeof(float);
+	struct { void *p; size_t bytes; const char *what; } a[] = {
+		{ &s->terrain, cols * f, "terrain" }, { &s->cls, cols, "classes" },
+		{ &s->zc, nz * f, "levels" }, { &s->rdz, nz * f, "levels" },
+		{ &s->rdzf, (nz + 1) * f, "levels" }, { &s->zcalt, nz * sizeof(double), "levels" },
+		{ &s->land, west_grid_ncells(g), "land mask" },
+		{ &s->tx, west_grid_nxfaces(g) * f, "TX" }, { &s->ty, west_grid_nyfaces(g) * f, "TY" },
+		{ &s->tz, west_grid_nzfaces(g) * f, "TZ" },
+		{ &s->u, west_grid_nxfaces(g) * f, "u" }, { &s->v, west_grid_nyfaces(g) * f, "v" },
+		{ &s->w, west_grid_nzfaces(g) * f, "w" },
+	};
+	enum west_status st = WEST_OK;
+	for (size_t i = 0; i < sizeof a / sizeof a[0] && !st; i++)
+		st = dev_alloc(s, a[i].p, a[i].bytes, a[i].what, err, errlen);
+	return st;
+}
+
+/* Terrain, level arrays, and steps 4 and 7 on the device. */
+static enum west_status fill_grid(struct cuda_state *s, const struct west_grid *g,
+				  char *err, size_t errlen)
+{
+	struct west_levels l;
+	double *zcalt = malloc(g->nz * sizeof *zcalt), t0;
+	enum west_status st = west_levels_init(&l, g, err, errlen);
+
+	if (!st && !zcalt)
+		st = west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
+	if (!st) {
+		west_grid_level_altitudes(g, zcalt);
+		if ((st = h2d(s->terrain, g->terrain, g->nx * g->ny * sizeof(float), err, errlen)) ||
+		    (st = h2d(s->zcalt, zcalt, g->nz * sizeof *zcalt, err, errlen)) ||
+		    (st = h2d(s->zc, l.zc, g->nz * sizeof(float), err, errlen)) ||
+		    (st = h2d(s->rdz, l.rdz, g->nz * sizeof(float), err, errlen)) ||
+		    (st = h2d(s->rdzf, l.rdzf, (g->nz + 1) * sizeof(float), err, errlen)))
+			goto out;
+		t0 = now_seconds();
+		if ((st = west_land_cuda(g->nx, g->ny, g->nz, s->terrain, s->zcalt, s->land)) ||
+		    (st = cuda_sync())) {
+			west_fail(err, errlen, st, "cuda backend: the land kernel failed (the log has the CUDA error)");
+			goto out;
+		}
+		s->land_seconds = now_seconds() - t0;
+		t0 = now_seconds();
+		if ((st = west_transparency_cuda(g->nx, g->ny, g->nz, s->land, s->tx, s->ty,
+						 s->tz)) || (st = cuda_sync())) {
+			west_fail(err, errlen, st, "cuda backend: the transparency kernel failed (the log has the CUDA error)");
+			goto out;
+		}
+		s->transparency_seconds = now_seconds() - t0;
+	}
+out:
+	free(zcalt);
+	west_levels_free(&l);
+	return st;
 }
 
 static enum west_status cuda_upload_terrain(void *state, const struct west_grid *g,
@@ -136,18 +299,165 @@ static enum west_status cuda_upload_terrain(void *state, const struct west_grid 
 	enum west_status st;
 
 	release(s);
-	st = upload(s, (void **)&s->terrain, g->terrain, g->nx * g->ny * sizeof(float), err, errlen);
+	if (g->ny > WEST_CUDA_MAX_NY || g->nz > WEST_CUDA_MAX_NZ)
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "cuda backend: a grid of %zu x %zu x %zu cells exceeds the kernels' launch shape (ny <= %d, nz <= %d)",
+				 g->nx, g->ny, g->nz, WEST_CUDA_MAX_NY, WEST_CUDA_MAX_NZ);
+	st = alloc_grid(s, g, err, errlen);
 	if (!st)
-		st = upload(s, (void **)&s->land, g->land, west_grid_ncells(g), err, errlen);
-	if (!st)
-		st = upload(s, (void **)&s->tx, g->tx, west_grid_nxfaces(g) * sizeof(float), err, errlen);
-	if (!st)
-		st = upload(s, (void **)&s->ty, g->ty, west_grid_nyfaces(g) * sizeof(float), err, errlen);
-	if (!st)
-		st = upload(s, (void **)&s->tz, g->tz, west_grid_nzfaces(g) * sizeof(float), err, errlen);
-	if (st)
+		st = fill_grid(s, g, err, errlen);
+	if (st) {
 		release(s);
+		return st;
+	}
+	s->kg = (struct west_kgrid){
+		.nx = g->nx, .ny = g->ny, .nz = g->nz,
+		.dx = (float)g->dx, .dy = (float)g->dy,
+		.zc = s->zc, .rdz = s->rdz, .rdzf = s->rdzf,
+		.land = s->land, .tx = s->tx, .ty = s->ty, .tz = s->tz,
+	};
+	s->grid = g;
+	return WEST_OK;
+}
+
+/* ----------------------------------------------------------------- run */
+
+/* Offsets in the station buffers: st, stab, pexp, spd, us, vs, end. */
+static void station_layout(size_t cap, size_t nz, size_t off[7])
+{
+	size_t f = sizeof(float);
+	off[0] = 0;
+	off[1] = cap * sizeof(struct west_kstation);
+	off[2] = off[1] + cap * f;
+	off[3] = off[2] + WEST_NSTAB * f;
+	off[4] = off[3] + cap * nz * f;
+	off[5] = off[4] + cap * nz * f;
+	off[6] = off[5] + cap * nz * f;
+}
+
+/* Room for ns stations (grows only past the largest set so far). */
+static enum west_status reserve_stations(struct cuda_state *s, size_t ns, size_t nz,
+					 char *err, size_t errlen)
+{
+	size_t off[7], cap = s->cap;
+	if (ns <= cap && nz == s->nz_cap)
+		return WEST_OK;
+	while (cap < ns || cap < MIN_STATIONS)
+		cap = cap ? 2 * cap : MIN_STATIONS;
+	release_stations(s);
+	station_layout(cap, nz, off);
+	WEST_CUDA_TRY(cudaMalloc((void **)&s->sta_dev, off[6]), err, errlen);
+	WEST_CUDA_TRY(cudaMallocHost((void **)&s->sta_host, off[3]), err, errlen);
+	s->cap = cap, s->nz_cap = nz, s->sta_bytes = off[6];
+	return WEST_OK;
+}
+
+/* The stations of obs, in kernel form, to the device; wk points at them. */
+static enum west_status upload_stations(struct cuda_state *s, const struct west_obs_set *obs,
+					const struct west_solve_opts *o,
+					struct west_work *wk, char *err, size_t errlen)
+{
+	size_t off[7], ns = obs->n;
+	station_layout(s->cap, s->nz_cap, off);
+	west_model_stations(s->grid, obs, (struct west_kstation *)(s->sta_host + off[0]),
+			    (float *)(s->sta_host + off[1]));
+	memcpy(s->sta_host + off[2], west_power_exponents(o->land_use),
+	       WEST_NSTAB * sizeof(float));
+	WEST_CUDA_TRY(cudaMemcpyAsync(s->sta_dev, s->sta_host, off[3],
+				      cudaMemcpyHostToDevice, cudaStreamPerThread),
+		      err, errlen);
+	wk->ns = ns;
+	wk->st = (const struct west_kstation *)(s->sta_dev + off[0]);
+	wk->stab = (const float *)(s->sta_dev + off[1]);
+	wk->pexp = (const float *)(s->sta_dev + off[2]);
+	wk->spd = (float *)(s->sta_dev + off[3]);
+	wk->us = (float *)(s->sta_dev + off[4]);
+	wk->vs = (float *)(s->sta_dev + off[5]);
+	return WEST_OK;
+}
+
+/* Host copies of the staged chunk in buffer b, once its transfer is done. */
+struct chunk {
+	char *to;
+	size_t len;
+};
+
+static enum west_status drain(struct cuda_state *s, struct chunk *c, int b,
+			      char *err, size_t errlen)
+{
+	if (!c[b].len)
+		return WEST_OK;
+	WEST_CUDA_TRY(cudaEventSynchronize(s->done[b]), err, errlen);
+	memcpy(c[b].to, s->stage[b], c[b].len);
+	c[b].len = 0;
+	return WEST_OK;
+}
+
+/* bytes from device src to host dst through the two staging buffers. */
+static enum west_status download(struct cuda_state *s, void *dst, const void *src,
+				 size_t bytes, char *err, size_t errlen)
+{
+	struct chunk c[2] = { { NULL, 0 }, { NULL, 0 } };
+	enum west_status st = WEST_OK;
+	size_t n = 0;
+
+	for (size_t off = 0; off < bytes && !st; off += STAGE_BYTES, n++) {
+		int b = (int)(n & 1);
+		size_t len = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
+		if ((st = drain(s, c, b, err, errlen)))
+			break;
+		WEST_CUDA_TRY(cudaMemcpyAsync(s->stage[b], (const char *)src + off, len,
+					      cudaMemcpyDeviceToHost, cudaStreamPerThread),
+			      err, errlen);
+		WEST_CUDA_TRY(cudaEventRecord(s->done[b], cudaStreamPerThread), err, errlen);
+		c[b] = (struct chunk){ (char *)dst + off, len };
+	}
+	for (int b = 0; b < 2 && !st; b++)
+		st = drain(s, c, (int)((n + (size_t)b) & 1), err, errlen);
 	return st;
+}
+
+static enum west_status download_field(struct cuda_state *s, struct west_field *f,
+				       char *err, size_t errlen)
+{
+	const struct west_grid *g = s->grid;
+	enum west_status st;
+	if ((st = download(s, f->u, s->u, west_grid_nxfaces(g) * sizeof(float), err, errlen)) ||
+	    (st = download(s, f->v, s->v, west_grid_nyfaces(g) * sizeof(float), err, errlen)) ||
+	    (st = download(s, f->w, s->w, west_grid_nzfaces(g) * sizeof(float), err, errlen)))
+		return st;
+	return download(s, f->stability, s->cls, g->nx * g->ny, err, errlen);
+}
+
+static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
+				 const struct west_solve_opts *o,
+				 struct west_field *f, west_progress_fn progress,
+				 void *ctx, char *err, size_t errlen)
+{
+	struct cuda_state *s = state;
+	const struct west_grid *g = s->grid;
+	double t0 = now_seconds();
+	enum west_status st;
+
+	if (!g || f->nx != g->nx || f->ny != g->ny || f->nz != g->nz)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "cuda backend: no terrain uploaded, or the field is not of its grid");
+	if (obs->n == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "cuda backend: no observations");
+	struct west_work wk = {
+		.kg = s->kg, .cls = s->cls, .u = s->u, .v = s->v, .w = s->w,
+		.land_seconds = s->land_seconds,
+		.transparency_seconds = s->transparency_seconds,
+	};
+	if ((st = reserve_stations(s, obs->n, g->nz, err, errlen)) ||
+	    (st = upload_stations(s, obs, o, &wk, err, errlen)) ||
+	    (st = west_model_solve(&west_kernels_cuda, &wk, g, o, west_obs_max_speed(obs),
+				   &f->report, progress, ctx, err, errlen)) ||
+	    (st = download_field(s, f, err, errlen)))
+		return st;
+	f->valid_time = obs->valid_time;
+	f->report.total_seconds = now_seconds() - t0;
+	return WEST_OK;
 }
 
 static void cuda_describe(void *state, char *buf, size_t len)
@@ -160,7 +470,8 @@ static void cuda_describe(void *state, char *buf, size_t len)
 
 static size_t cuda_device_bytes(void *state)
 {
-	return ((struct cuda_state *)state)->bytes;
+	struct cuda_state *s = state;
+	return s->bytes + s->sta_bytes;
 }
 
 const struct west_backend west_backend_cuda = {
@@ -169,6 +480,7 @@ const struct west_backend west_backend_cuda = {
 	.init = cuda_init,
 	.free = cuda_free,
 	.upload_terrain = cuda_upload_terrain,
+	.run = cuda_run,
 	.describe = cuda_describe,
 	.device_bytes = cuda_device_bytes,
 };

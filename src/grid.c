@@ -66,6 +66,12 @@ static double now_seconds(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+void west_grid_level_altitudes(const struct west_grid *g, double *zcalt)
+{
+	for (size_t k = 0; k < g->nz; k++)
+		zcalt[k] = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
+}
+
 /* WEST steps 4 and 7 (kernels/land.c, kernels/transparency.c), timed. */
 static enum west_status fill_land_transparency(struct west_grid *g,
 					       char *err, size_t errlen)
@@ -75,8 +81,7 @@ static enum west_status fill_land_transparency(struct west_grid *g,
 
 	if (!zc)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for levels");
-	for (size_t k = 0; k < g->nz; k++)
-		zc[k] = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
+	west_grid_level_altitudes(g, zc);
 	west_land_cpu(g->nx, g->ny, g->nz, g->terrain, zc, g->land);
 	free(zc);
 	#pragma omp parallel for reduction(+:land) schedule(static)

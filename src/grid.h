@@ -90,4 +90,7 @@ void west_grid_free(struct west_grid *g);
 /* Bytes the grid's arrays take on the host. */
 size_t west_grid_bytes(const struct west_grid *g);
 
+/* zcalt[k] = the altitude of level k's centre (m), k < nz: land's rule. */
+void west_grid_level_altitudes(const struct west_grid *g, double *zcalt);
+
 #endif

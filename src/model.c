@@ -144,11 +144,15 @@ static void step_report(struct run *x, int step, double seconds)
 		x->progress(x->ctx, step, x->r);
 }
 
-static void step_done(struct run *x, int step)
+static enum west_status step_done(struct run *x, int step)
 {
+	enum west_status st = x->ops->sync ? x->ops->sync() : WEST_OK;
 	double t = now_seconds();
+	if (st)
+		return st;
 	step_report(x, step, t - x->t0);
 	x->t0 = t;
+	return WEST_OK;
 }
 
 /* Both convergence measures of the current field into c. */
@@ -208,40 +212,33 @@ static void report_init(struct west_report *r, const struct west_grid *g,
 	r->h = h, r->u_ref = u_ref;
 }
 
-/* The steps in model order; 4 and 7 were done with the grid. */
-static enum west_status steps(struct run *x, const struct west_grid *g,
-			      const struct west_solve_opts *o)
+/* The steps in model order; 4 and 7 were done with the terrain. */
+static enum west_status steps(struct run *x, const struct west_solve_opts *o)
 {
 	struct west_work *wk = x->wk;
 	const struct west_kgrid *kg = &wk->kg;
 	const struct west_kernel_ops *k = x->ops;
 	enum west_status st;
 
-	if ((st = k->stability(kg, wk->ns, wk->st, wk->stab, wk->cls)))
+	if ((st = k->stability(kg, wk->ns, wk->st, wk->stab, wk->cls)) ||
+	    (st = step_done(x, WEST_STEP_STABILITY)) ||
+	    (st = k->extrapolate(kg, wk->ns, wk->st, wk->cls, wk->pexp, wk->spd)) ||
+	    (st = step_done(x, WEST_STEP_EXTRAPOLATION)) ||
+	    (st = k->initialize(kg, wk->ns, wk->st, wk->spd, wk->us, wk->vs, wk->w)) ||
+	    (st = step_done(x, WEST_STEP_INIT)))
 		return st;
-	step_done(x, WEST_STEP_STABILITY);
-	if ((st = k->extrapolate(kg, wk->ns, wk->st, wk->cls, wk->pexp, wk->spd)))
+	step_report(x, WEST_STEP_LAND, wk->land_seconds);
+	if ((st = k->interpolate(kg, wk->ns, wk->st, wk->us, wk->vs, wk->u, wk->v)) ||
+	    (st = step_done(x, WEST_STEP_SPEED_INTERP)) ||
+	    (st = k->speed_zero(kg, wk->u, wk->v, wk->w)) ||
+	    (st = step_done(x, WEST_STEP_SPEED_ZERO)))
 		return st;
-	step_done(x, WEST_STEP_EXTRAPOLATION);
-	if ((st = k->initialize(kg, wk->ns, wk->st, wk->spd, wk->us, wk->vs, wk->w)))
-		return st;
-	step_done(x, WEST_STEP_INIT);
-	step_report(x, WEST_STEP_LAND, g->land_seconds);
-	if ((st = k->interpolate(kg, wk->ns, wk->st, wk->us, wk->vs, wk->u, wk->v)))
-		return st;
-	step_done(x, WEST_STEP_SPEED_INTERP);
-	if ((st = k->speed_zero(kg, wk->u, wk->v, wk->w)))
-		return st;
-	step_done(x, WEST_STEP_SPEED_ZERO);
-	step_report(x, WEST_STEP_TRANSPARENCY, g->transparency_seconds);
-	if ((st = minimize(x, o)))
-		return st;
-	step_done(x, WEST_STEP_DIVMIN);
-	if ((st = k->divremoval(kg, wk->u, wk->v, wk->w)) ||
+	step_report(x, WEST_STEP_TRANSPARENCY, wk->transparency_seconds);
+	if ((st = minimize(x, o)) || (st = step_done(x, WEST_STEP_DIVMIN)) ||
+	    (st = k->divremoval(kg, wk->u, wk->v, wk->w)) ||
 	    (st = measure(x, &x->r->final)))
 		return st;
-	step_done(x, WEST_STEP_DIVREMOVAL);
-	return WEST_OK;
+	return step_done(x, WEST_STEP_DIVREMOVAL);
 }
 
 enum west_status west_model_solve(const struct west_kernel_ops *ops,
@@ -258,7 +255,7 @@ enum west_status west_model_solve(const struct west_kernel_ops *ops,
 		return west_fail(err, errlen, WEST_ERR_INVALID, "model: no observations");
 	report_init(r, g, o, u_ref);
 	snprintf(r->backend, sizeof r->backend, "%s", ops->backend);
-	st = steps(&x, g, o);
+	st = steps(&x, o);
 	r->total_seconds = now_seconds() - t_start;
 	if (st)
 		return west_fail(err, errlen, st, "model: %s failed",

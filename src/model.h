@@ -56,8 +56,14 @@ struct west_kernel_ops {
 	__typeof__(west_divmin_sweep_cpu) *sweep;
 	__typeof__(west_divergence_norms_cpu) *norms;
 	__typeof__(west_divremoval_cpu) *divremoval;
+	/* Wait for the queued kernels, so that step times are true (NULL
+	 * where kernels finish before they return: the CPU). */
+	enum west_status (*sync)(void);
 };
 extern const struct west_kernel_ops west_kernels_cpu;
+#ifdef WEST_HAVE_CUDA
+extern const struct west_kernel_ops west_kernels_cuda;   /* backend_cuda.c */
+#endif
 
 /* Level arrays of struct west_kgrid for grid g (each nz or nz + 1 floats). */
 struct west_levels {
@@ -88,11 +94,13 @@ struct west_work {
 	float *spd, *us, *vs;       /* ns * nz each */
 	unsigned char *cls;         /* nx * ny */
 	float *u, *v, *w;           /* the field's faces */
+	double land_seconds;        /* steps 4 and 7, run with the terrain */
+	double transparency_seconds;
 };
 
 /*
  * Run steps 1-3, 5, 6, 8 and 9 with ops on wk; fill r (convergence, step
- * times, iterations; steps 4 and 7 from the grid) and call progress (may be
+ * times, iterations; steps 4 and 7 from wk) and call progress (may be
  * NULL) after each step.  u_ref: the largest observed speed (m/s).
  */
 enum west_status west_model_solve(const struct west_kernel_ops *ops,

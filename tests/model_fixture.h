@@ -1,7 +1,10 @@
 /*
  * model_fixture.h: small synthetic set-ups for the model tests: a grid over
- * a flat plain or a Gaussian hill built in memory, hand-made observation
- * sets, a CPU solve, and the cell divergence recomputed in double.
+ * a flat plain or a Gaussian hill built in memory (uniform or listed
+ * levels), hand-made observation sets, a solve through a backend (the CPU;
+ * the CUDA one when the including file is built with -DFIX_CUDA, skipping
+ * with the reason where it cannot run), and the cell divergence
+ * recomputed in double.
  */
 #ifndef WEST_TESTS_MODEL_FIXTURE_H
 #define WEST_TESTS_MODEL_FIXTURE_H
@@ -17,24 +20,31 @@
 #include "model.h"
 #include "obs.h"
 
+#ifdef FIX_CUDA
+#include "gpu.h"
+#define FIX_BACKEND "cuda"
+#else
+#define FIX_BACKEND "cpu"
+#endif
+
 #define FIX_X0 500000.0
 #define FIX_Y0 4650000.0
 #define FIX_PLAIN 100.0     /* altitude of the plain (m) */
 
 /*
- * A grid of nx * ny columns of dx m and nz levels of dz m over a plain with
- * a Gaussian hill of `height` m and `sigma` m at the domain centre.
+ * A grid of nx * ny columns of dx m with the vertical levels of c (nz and
+ * dz, or levels) over a plain with a Gaussian hill of `height` m and
+ * `sigma` m at the domain centre.
  */
-static inline void fix_grid(struct west_grid *g, size_t nx, size_t ny, double dx,
-			    size_t nz, double dz, double height, double sigma)
+static inline void fix_grid_conf(struct west_grid *g, size_t nx, size_t ny,
+				 double dx, const struct west_config *c,
+				 double height, double sigma)
 {
-	struct west_config *c = malloc(sizeof *c);
 	struct west_dem dem = { .nx = nx, .ny = ny, .dx = dx, .dy = dx,
 				.x0 = FIX_X0, .y0 = FIX_Y0 };
 	char err[WEST_ERRLEN];
 	double xc = 0.5 * (double)nx * dx, yc = 0.5 * (double)ny * dx;
 
-	cr_assert_not_null(c);
 	dem.z = malloc(nx * ny * sizeof *dem.z);
 	cr_assert_not_null(dem.z);
 	for (size_t j = 0; j < ny; j++)
@@ -43,11 +53,21 @@ static inline void fix_grid(struct west_grid *g, size_t nx, size_t ny, double dx
 			dem.z[j * nx + i] = (float)(FIX_PLAIN + height *
 				exp(-(x * x + y * y) / (2 * sigma * sigma)));
 		}
+	cr_assert_eq(west_grid_init(g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
+	free(dem.z);
+}
+
+/* fix_grid_conf with nz uniform levels of dz m. */
+static inline void fix_grid(struct west_grid *g, size_t nx, size_t ny, double dx,
+			    size_t nz, double dz, double height, double sigma)
+{
+	struct west_config *c = malloc(sizeof *c);
+
+	cr_assert_not_null(c);
 	west_config_defaults(c);
 	c->nz = (long)nz;
 	c->dz = dz;
-	cr_assert_eq(west_grid_init(g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
-	free(dem.z);
+	fix_grid_conf(g, nx, ny, dx, c, height, sigma);
 	free(c);
 }
 
@@ -80,7 +100,11 @@ static inline void fix_opts(struct west_solve_opts *o, long iterations,
 	};
 }
 
-/* Solve on the CPU backend into f (allocated here). */
+/*
+ * Solve on the backend under test into f (allocated here): the CPU, or
+ * with FIX_CUDA the CUDA backend (the test skips, with the reason, when
+ * that cannot run here).
+ */
 static inline void fix_solve(const struct west_grid *g, const struct west_obs_set *obs,
 			     const struct west_solve_opts *o, struct west_field *f)
 {
@@ -88,6 +112,12 @@ static inline void fix_solve(const struct west_grid *g, const struct west_obs_se
 	void *state = NULL;
 	char err[WEST_ERRLEN];
 
+#ifdef FIX_CUDA
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	be = &west_backend_cuda;
+#endif
+#endif
 	cr_assert_eq(west_field_init(f, g, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(be->init(&state, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(be->upload_terrain(state, g, err, sizeof err), WEST_OK, "%s", err);

@@ -24,7 +24,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..26"
+echo "1..27"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -50,6 +50,8 @@ else
 	echo "not ok $n - --backend cuda (exit $rc)"
 	sed 's/^/# /' "$tmp/out"
 fi
+# the backend auto must choose: cuda where the check above found a device
+[ $rc -eq 0 ] && auto=cuda || auto=cpu
 
 # --- west run / west info ---------------------------------------------------
 obs=$data/obs/default.json
@@ -66,6 +68,8 @@ check "run: masked indexing and omega from the command line" 0 "masked indexing,
 	run --terrain "$data/default.asc" --obs "$data/obs/default.csv" --out "$tmp/m.nc" \
 	--backend cpu --iterations 5 --omega 1.5 --indexing masked
 check "info prints the snapshot" 0 "stations 3" info "$tmp/f.nc"
+check "run: backend auto chose $auto" 0 "\"backend\":\"$auto\"" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/a.nc" --backend auto --json
 check "info --json" 0 '"conventions":"CF-1.10"' info "$tmp/f.nc" --json
 check "run: bad observations name the record, exit 3" 3 "speed" \
 	run --terrain "$data/default.asc" --obs "$tmp/bad.json" --out "$tmp/bad.nc"

@@ -1,0 +1,147 @@
+/*
+ * divmin.cu: WEST step 8 on the GPU: one colour pass of the velocity-form
+ * red-black SOR in both orderings, and the divergence norms of the
+ * convergence check by a device reduction.  Must match kernels/divmin.c
+ * (west_divmin_sweep_cpu, west_divergence_norms_cpu) bit for bit: every
+ * cell runs west_sor_cell / west_cell_div (kernel_util.h) on the same
+ * inputs, and a colour pass has no races (no two cells of a colour share a
+ * face), so neither the thread order nor the ordering changes a bit.
+ *
+ * masked (the source paper's first GPU version): a thread per cell over
+ * nx x ny x nz; threads of the other colour return at once, so half the
+ * threads idle.  compact (the paper's fix, DESIGN.md section 3): a thread
+ * per cell of the colour: thread (t, j, k) of nt = ceil(nx / 2) x ny x nz
+ * takes i = 2t + ((j + k + colour) & 1), guarded by i < nx.
+ *
+ * Norms: a fixed grid of at most NORM_BLOCKS blocks walks the rows (j, k);
+ * each block reduces its max |D| and sum D^2 (double, as the CPU) in
+ * shared memory into a partial, and one block reduces the partials.  The
+ * grid, hence the summation order, depends only on the grid size, so the
+ * sum is reproducible run to run (it differs from the CPU's order: the
+ * max is exact, the sum agrees to rounding).  The partials live in static
+ * device memory: no allocation per check, one caller at a time (the
+ * backend's compute thread).
+ */
+#include "cuda_check.h"
+#include "cuda_launch.cuh"
+#include "kernel_util.h"
+
+#define NORM_BLOCKS 1024
+#define NORM_THREADS 256
+
+static __device__ double norm_partial[2][NORM_BLOCKS];
+static __device__ double norm_result[2];
+
+/* The update of cell (i, j, k), as west_divmin_sweep_cpu's sweep_cell. */
+static __device__ __forceinline__ void sweep_at(const struct west_kgrid &g,
+						const struct west_sor &o, float *u,
+						float *v, float *w, size_t i,
+						size_t j, size_t k)
+{
+	size_t nx = g.nx, ny = g.ny;
+	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
+	size_t zb = west_kc(nx, ny, i, j, k), zt = zb + nx * ny;
+	const float t[6] = { __ldg(&g.tx[xw]), __ldg(&g.tx[xw + 1]), __ldg(&g.ty[ys]),
+			     __ldg(&g.ty[ys + nx]), __ldg(&g.tz[zb]), __ldg(&g.tz[zt]) };
+	west_sor_cell(&o, u + xw, v + ys, v + ys + nx, w + zb, w + zt, t,
+		      __ldg(&g.rdz[k]), __ldg(&g.rdzf[k]), __ldg(&g.rdzf[k + 1]));
+}
+
+static __global__ void sweep_masked(struct west_kgrid g, struct west_sor o, int colour,
+				    float *u, float *v, float *w)
+{
+	size_t i, j, k;
+	west_tid3(&i, &j, &k);
+	if (i < g.nx && j < g.ny && ((i + j + k) & 1) == (size_t)colour)
+		sweep_at(g, o, u, v, w, i, j, k);
+}
+
+static __global__ void sweep_compact(struct west_kgrid g, struct west_sor o, int colour,
+				     float *u, float *v, float *w)
+{
+	size_t t, j, k;
+	west_tid3(&t, &j, &k);
+	size_t i = 2 * t + ((j + k + (size_t)colour) & 1);
+	if (i < g.nx && j < g.ny)
+		sweep_at(g, o, u, v, w, i, j, k);
+}
+
+extern "C" enum west_status west_divmin_sweep_cuda(const struct west_kgrid *g, float omega,
+						   float eta, int colour,
+						   enum west_kindexing indexing,
+						   float *u, float *v, float *w)
+{
+	const struct west_sor o = west_sor_init(g, omega, eta);
+	if (indexing == WEST_KINDEX_MASKED)
+		sweep_masked<<<west_grid3(g->nx, g->ny, g->nz), west_block3()>>>(
+			*g, o, colour, u, v, w);
+	else
+		sweep_compact<<<west_grid3((g->nx + 1) / 2, g->ny, g->nz), west_block3()>>>(
+			*g, o, colour, u, v, w);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+/* Reduce a block's (max, sum) pairs in shared memory; thread 0 gets them. */
+static __device__ void block_reduce(double *smax, double *ssum)
+{
+	for (unsigned s = NORM_THREADS / 2; s > 0; s /= 2) {
+		__syncthreads();
+		if (threadIdx.x < s) {
+			smax[threadIdx.x] = fmax(smax[threadIdx.x], smax[threadIdx.x + s]);
+			ssum[threadIdx.x] += ssum[threadIdx.x + s];
+		}
+	}
+}
+
+static __global__ void norms_rows(struct west_kgrid g, struct west_sor o, const float *u,
+				  const float *v, const float *w)
+{
+	__shared__ double smax[NORM_THREADS], ssum[NORM_THREADS];
+	size_t nx = g.nx, ny = g.ny, rows = ny * g.nz;
+	double mx = 0.0, sum = 0.0;
+
+	for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
+		size_t j = r % ny, k = r / ny;
+		for (size_t i = threadIdx.x; i < nx; i += NORM_THREADS) {
+			if (g.land[west_kc(nx, ny, i, j, k)])
+				continue;
+			double d = west_cell_div(&g, &o, u, v, w, i, j, k);
+			mx = fmax(mx, fabs(d));
+			sum += d * d;
+		}
+	}
+	smax[threadIdx.x] = mx, ssum[threadIdx.x] = sum;
+	block_reduce(smax, ssum);
+	if (threadIdx.x == 0)
+		norm_partial[0][blockIdx.x] = smax[0], norm_partial[1][blockIdx.x] = ssum[0];
+}
+
+static __global__ void norms_partials(unsigned nb)
+{
+	__shared__ double smax[NORM_THREADS], ssum[NORM_THREADS];
+	double mx = 0.0, sum = 0.0;
+	for (unsigned b = threadIdx.x; b < nb; b += NORM_THREADS)
+		mx = fmax(mx, norm_partial[0][b]), sum += norm_partial[1][b];
+	smax[threadIdx.x] = mx, ssum[threadIdx.x] = sum;
+	block_reduce(smax, ssum);
+	if (threadIdx.x == 0)
+		norm_result[0] = smax[0], norm_result[1] = ssum[0];
+}
+
+extern "C" enum west_status west_divergence_norms_cuda(const struct west_kgrid *g,
+						       const float *u, const float *v,
+						       const float *w, double *norms)
+{
+	size_t rows = g->ny * g->nz;
+	unsigned nb = rows < NORM_BLOCKS ? (unsigned)rows : NORM_BLOCKS;
+
+	norms_rows<<<nb, NORM_THREADS>>>(*g, west_sor_init(g, 1.0f, 1.0f), u, v, w);
+	WEST_CUDA_LOG(cudaGetLastError());
+	norms_partials<<<1, NORM_THREADS>>>(nb);
+	WEST_CUDA_LOG(cudaGetLastError());
+	WEST_CUDA_LOG(cudaMemcpyFromSymbolAsync(norms, norm_result, sizeof norm_result, 0,
+						cudaMemcpyDeviceToHost, cudaStreamPerThread));
+	WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));
+	return WEST_OK;
+}
