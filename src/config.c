@@ -140,7 +140,7 @@ static const struct conf_row rows[] = {
 		"compact", 1, "red-black ordering: masked or compact (same field)" },
 	[WEST_CONF_CHECK_INTERVAL] = {
 		"check_interval", CONF_LONG, FIELD(check_interval), 1, 1000000, 0,
-		NULL, "10", 1, "iterations between two convergence checks" },
+		NULL, "20", 1, "iterations between two convergence checks" },
 };
 
 _Static_assert(sizeof rows / sizeof rows[0] == WEST_CONF_NKEYS,

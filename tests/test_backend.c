@@ -113,9 +113,15 @@ Test(backend, cuda_lifecycle, .init = load_hill, .fini = free_hill)
 {
 	gpu_skip_unless_usable();
 #ifdef WEST_HAVE_CUDA
-	size_t want = grid.nx * grid.ny * sizeof(float) + west_grid_ncells(&grid) +
-		(west_grid_nxfaces(&grid) + west_grid_nyfaces(&grid) +
-		 west_grid_nzfaces(&grid)) * sizeof(float);
+	/* resident: terrain and classes per column; levels (zc, rdz, rdzf,
+	 * and the centre altitudes in double); the land mask; TX, TY, TZ and
+	 * the field's u, v, w (the station arrays come with the first run) */
+	size_t cols = grid.nx * grid.ny, nz = grid.nz;
+	size_t want = cols * (sizeof(float) + 1) +
+		(3 * nz + 1) * sizeof(float) + nz * sizeof(double) +
+		west_grid_ncells(&grid) +
+		2 * (west_grid_nxfaces(&grid) + west_grid_nyfaces(&grid) +
+		     west_grid_nzfaces(&grid)) * sizeof(float);
 	lifecycle(&west_backend_cuda, want, "CUDA device 0: ");
 #endif
 }

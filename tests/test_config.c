@@ -163,7 +163,7 @@ Test(config, defaults)
 	cr_expect_eq(c->omega, 1.25);
 	cr_expect_eq(c->eta, 1.0);
 	cr_expect_eq(c->indexing, WEST_INDEXING_COMPACT);
-	cr_expect_eq(c->check_interval, 10);
+	cr_expect_eq(c->check_interval, 20);
 	cr_expect_eq(nset(c), 0);
 	free(c);
 }
