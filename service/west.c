@@ -228,8 +228,9 @@ static void print_table(const char *terrain, const struct west_grid *g,
 	printf("land     %zu cells (%.2f %%)\n", g->land_cells,
 	       100.0 * (double)g->land_cells / (double)cells);
 	printf("backend  %s: %s (%s)\n", s->be->name, s->device, s->note);
-	printf("memory   %.2f MiB host, %.2f MiB device\n",
-	       (double)west_grid_bytes(g) / 1048576.0, (double)s->device_bytes / 1048576.0);
+	printf("memory   %.2f MiB host, %.2f MiB device (%.1f B per cell)\n",
+	       (double)west_grid_bytes(g) / 1048576.0, (double)s->device_bytes / 1048576.0,
+	       (double)s->device_bytes / (double)cells);
 }
 
 static void print_json(const char *terrain, const struct west_grid *g,

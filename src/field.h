@@ -59,7 +59,8 @@ struct west_report {
 	struct west_convergence end;     /* after the last sweep */
 	struct west_convergence final;   /* after divergence removal */
 	double step_seconds[WEST_NSTEPS];
-	double total_seconds;
+	double total_seconds;           /* the whole run: the steps, and on a GPU
+					 * the station upload and field download */
 };
 
 struct west_field {
