@@ -42,7 +42,7 @@ extern "C" {
  * and refuses the device when the result differs from the reference.
  */
 enum west_status west_smoke_cpu(size_t n, float a, const float *x, float *y);
-enum west_status west_smoke_cuda(size_t n, float a, const float *x, float *y);
+__typeof__(west_smoke_cpu) west_smoke_cuda;
 
 struct west_kgrid {
 	size_t nx, ny, nz;
@@ -163,42 +163,20 @@ enum west_status west_divremoval_cpu(const struct west_kgrid *g,
 #define WEST_CUDA_MAX_NZ 65534
 
 /*
- * The CUDA launchers, one per reference above, with the same arguments
- * (device pointers; norms is host memory, 2 doubles, written after the
- * device reduction finishes).
+ * The CUDA launchers, one per reference above, with its prototype by
+ * construction (device pointers; norms is host memory, 2 doubles, written
+ * after the device reduction finishes).
  */
-enum west_status west_stability_cuda(const struct west_kgrid *g, size_t ns,
-				     const struct west_kstation *st,
-				     const float *stab, unsigned char *cls);
-enum west_status west_extrapolate_cuda(const struct west_kgrid *g, size_t ns,
-				       const struct west_kstation *st,
-				       const unsigned char *cls, const float *pexp,
-				       float *spd);
-enum west_status west_initialize_cuda(const struct west_kgrid *g, size_t ns,
-				      const struct west_kstation *st,
-				      const float *spd, float *us, float *vs,
-				      float *w);
-enum west_status west_land_cuda(size_t nx, size_t ny, size_t nz,
-				const float *terrain_alt, const double *zcalt,
-				unsigned char *land);
-enum west_status west_interpolate_cuda(const struct west_kgrid *g, size_t ns,
-				       const struct west_kstation *st,
-				       const float *us, const float *vs,
-				       float *u, float *v);
-enum west_status west_speed_zero_cuda(const struct west_kgrid *g, float *u,
-				      float *v, float *w);
-enum west_status west_transparency_cuda(size_t nx, size_t ny, size_t nz,
-					const unsigned char *land, float *tx,
-					float *ty, float *tz);
-enum west_status west_divmin_sweep_cuda(const struct west_kgrid *g, float omega,
-					float eta, int colour,
-					enum west_kindexing indexing,
-					float *u, float *v, float *w);
-enum west_status west_divergence_norms_cuda(const struct west_kgrid *g,
-					    const float *u, const float *v,
-					    const float *w, double *norms);
-enum west_status west_divremoval_cuda(const struct west_kgrid *g,
-				      const float *u, const float *v, float *w);
+__typeof__(west_stability_cpu) west_stability_cuda;
+__typeof__(west_extrapolate_cpu) west_extrapolate_cuda;
+__typeof__(west_initialize_cpu) west_initialize_cuda;
+__typeof__(west_land_cpu) west_land_cuda;
+__typeof__(west_interpolate_cpu) west_interpolate_cuda;
+__typeof__(west_speed_zero_cpu) west_speed_zero_cuda;
+__typeof__(west_transparency_cpu) west_transparency_cuda;
+__typeof__(west_divmin_sweep_cpu) west_divmin_sweep_cuda;
+__typeof__(west_divergence_norms_cpu) west_divergence_norms_cuda;
+__typeof__(west_divremoval_cpu) west_divremoval_cuda;
 
 #ifdef __cplusplus
 }
