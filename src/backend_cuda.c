@@ -49,10 +49,12 @@ struct cuda_state {
 	/* the uploaded grid: host grid (for the stations' ground) and device view */
 	const struct west_grid *grid;
 	struct west_kgrid kg;
-	float *terrain, *zc, *rdz, *rdzf, *tx, *ty, *tz, *u, *v, *w;
-	double *zcalt;
-	unsigned char *land, *cls;
-	size_t bytes;                 /* device bytes of the grid's arrays */
+	struct {
+		float *terrain, *zc, *rdz, *rdzf, *tx, *ty, *tz, *u, *v, *w;
+		double *zcalt;
+		unsigned char *land, *cls;
+	} d;                          /* device arrays of the uploaded grid */
+	size_t bytes;                 /* their bytes */
 	double land_seconds, transparency_seconds;
 	/* stations: device st | stab | pexp | spd | us | vs, cap of each;
 	 * the first three staged in pinned host memory */
@@ -184,14 +186,11 @@ static void release_stations(struct cuda_state *s)
 
 static void release(struct cuda_state *s)
 {
-	void *p[] = { s->terrain, s->zc, s->rdz, s->rdzf, s->tx, s->ty, s->tz,
-		      s->u, s->v, s->w, s->zcalt, s->land, s->cls };
+	void *p[] = { s->d.terrain, s->d.zc, s->d.rdz, s->d.rdzf, s->d.tx, s->d.ty,
+		      s->d.tz, s->d.u, s->d.v, s->d.w, s->d.zcalt, s->d.land, s->d.cls };
 	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
 		cudaFree(p[i]);
-	s->terrain = s->zc = s->rdz = s->rdzf = s->tx = s->ty = s->tz = NULL;
-	s->u = s->v = s->w = NULL;
-	s->zcalt = NULL;
-	s->land = s->cls = NULL;
+	memset(&s->d, 0, sizeof s->d);
 	s->grid = NULL;
 	s->bytes = 0;
 	release_stations(s);
@@ -239,14 +238,19 @@ static enum west_status alloc_grid(struct cuda_state *s, const struct west_grid 
 {
 	size_t cols = g->nx * g->ny, nz = g->nz, f = sizeof(float);
 	struct { void *p; size_t bytes; const char *what; } a[] = {
-		{ &s->terrain, cols * f, "terrain" }, { &s->cls, cols, "classes" },
-		{ &s->zc, nz * f, "levels" }, { &s->rdz, nz * f, "levels" },
-		{ &s->rdzf, (nz + 1) * f, "levels" }, { &s->zcalt, nz * sizeof(double), "levels" },
-		{ &s->land, west_grid_ncells(g), "land mask" },
-		{ &s->tx, west_grid_nxfaces(g) * f, "TX" }, { &s->ty, west_grid_nyfaces(g) * f, "TY" },
-		{ &s->tz, west_grid_nzfaces(g) * f, "TZ" },
-		{ &s->u, west_grid_nxfaces(g) * f, "u" }, { &s->v, west_grid_nyfaces(g) * f, "v" },
-		{ &s->w, west_grid_nzfaces(g) * f, "w" },
+		{ &s->d.terrain, cols * f, "terrain" },
+		{ &s->d.cls, cols, "classes" },
+		{ &s->d.zc, nz * f, "levels" },
+		{ &s->d.rdz, nz * f, "levels" },
+		{ &s->d.rdzf, (nz + 1) * f, "levels" },
+		{ &s->d.zcalt, nz * sizeof(double), "levels" },
+		{ &s->d.land, west_grid_ncells(g), "land mask" },
+		{ &s->d.tx, west_grid_nxfaces(g) * f, "TX" },
+		{ &s->d.ty, west_grid_nyfaces(g) * f, "TY" },
+		{ &s->d.tz, west_grid_nzfaces(g) * f, "TZ" },
+		{ &s->d.u, west_grid_nxfaces(g) * f, "u" },
+		{ &s->d.v, west_grid_nyfaces(g) * f, "v" },
+		{ &s->d.w, west_grid_nzfaces(g) * f, "w" },
 	};
 	enum west_status st = WEST_OK;
 	for (size_t i = 0; i < sizeof a / sizeof a[0] && !st; i++)
@@ -266,22 +270,23 @@ static enum west_status fill_grid(struct cuda_state *s, const struct west_grid *
 		st = west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
 	if (!st) {
 		west_grid_level_altitudes(g, zcalt);
-		if ((st = h2d(s->terrain, g->terrain, g->nx * g->ny * sizeof(float), err, errlen)) ||
-		    (st = h2d(s->zcalt, zcalt, g->nz * sizeof *zcalt, err, errlen)) ||
-		    (st = h2d(s->zc, l.zc, g->nz * sizeof(float), err, errlen)) ||
-		    (st = h2d(s->rdz, l.rdz, g->nz * sizeof(float), err, errlen)) ||
-		    (st = h2d(s->rdzf, l.rdzf, (g->nz + 1) * sizeof(float), err, errlen)))
+		if ((st = h2d(s->d.terrain, g->terrain, g->nx * g->ny * sizeof(float), err, errlen)) ||
+		    (st = h2d(s->d.zcalt, zcalt, g->nz * sizeof *zcalt, err, errlen)) ||
+		    (st = h2d(s->d.zc, l.zc, g->nz * sizeof(float), err, errlen)) ||
+		    (st = h2d(s->d.rdz, l.rdz, g->nz * sizeof(float), err, errlen)) ||
+		    (st = h2d(s->d.rdzf, l.rdzf, (g->nz + 1) * sizeof(float), err, errlen)))
 			goto out;
 		t0 = now_seconds();
-		if ((st = west_land_cuda(g->nx, g->ny, g->nz, s->terrain, s->zcalt, s->land)) ||
+		if ((st = west_land_cuda(g->nx, g->ny, g->nz, s->d.terrain, s->d.zcalt,
+					 s->d.land)) ||
 		    (st = cuda_sync())) {
 			west_fail(err, errlen, st, "cuda backend: the land kernel failed (the log has the CUDA error)");
 			goto out;
 		}
 		s->land_seconds = now_seconds() - t0;
 		t0 = now_seconds();
-		if ((st = west_transparency_cuda(g->nx, g->ny, g->nz, s->land, s->tx, s->ty,
-						 s->tz)) || (st = cuda_sync())) {
+		if ((st = west_transparency_cuda(g->nx, g->ny, g->nz, s->d.land, s->d.tx, s->d.ty,
+						 s->d.tz)) || (st = cuda_sync())) {
 			west_fail(err, errlen, st, "cuda backend: the transparency kernel failed (the log has the CUDA error)");
 			goto out;
 		}
@@ -314,8 +319,8 @@ static enum west_status cuda_upload_terrain(void *state, const struct west_grid 
 	s->kg = (struct west_kgrid){
 		.nx = g->nx, .ny = g->ny, .nz = g->nz,
 		.dx = (float)g->dx, .dy = (float)g->dy,
-		.zc = s->zc, .rdz = s->rdz, .rdzf = s->rdzf,
-		.land = s->land, .tx = s->tx, .ty = s->ty, .tz = s->tz,
+		.zc = s->d.zc, .rdz = s->d.rdz, .rdzf = s->d.rdzf,
+		.land = s->d.land, .tx = s->d.tx, .ty = s->d.ty, .tz = s->d.tz,
 	};
 	s->grid = g;
 	return WEST_OK;
@@ -439,11 +444,11 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
 {
 	const struct west_grid *g = s->grid;
 	enum west_status st;
-	if ((st = download(s, f->u, s->u, west_grid_nxfaces(g) * sizeof(float), err, errlen)) ||
-	    (st = download(s, f->v, s->v, west_grid_nyfaces(g) * sizeof(float), err, errlen)) ||
-	    (st = download(s, f->w, s->w, west_grid_nzfaces(g) * sizeof(float), err, errlen)))
+	if ((st = download(s, f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float), err, errlen)) ||
+	    (st = download(s, f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float), err, errlen)) ||
+	    (st = download(s, f->w, s->d.w, west_grid_nzfaces(g) * sizeof(float), err, errlen)))
 		return st;
-	return download(s, f->stability, s->cls, g->nx * g->ny, err, errlen);
+	return download(s, f->stability, s->d.cls, g->nx * g->ny, err, errlen);
 }
 
 static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
@@ -462,7 +467,7 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 	if (obs->n == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "cuda backend: no observations");
 	struct west_work wk = {
-		.kg = s->kg, .cls = s->cls, .u = s->u, .v = s->v, .w = s->w,
+		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
 		.land_seconds = s->land_seconds,
 		.transparency_seconds = s->transparency_seconds,
 	};
