@@ -66,6 +66,20 @@ static double now_seconds(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+double west_grid_ground_at(const struct west_grid *g, double x, double y)
+{
+	double fi = x / g->dx - 0.5, fj = y / g->dy - 0.5;
+	fi = fmin(fmax(fi, 0.0), (double)(g->nx - 1));
+	fj = fmin(fmax(fj, 0.0), (double)(g->ny - 1));
+	size_t i0 = (size_t)fi, j0 = (size_t)fj;
+	size_t i1 = i0 + 1 < g->nx ? i0 + 1 : i0, j1 = j0 + 1 < g->ny ? j0 + 1 : j0;
+	double a = fi - (double)i0, b = fj - (double)j0;
+	const float *t = g->terrain;
+	size_t nx = g->nx;
+	return (1 - b) * ((1 - a) * t[j0 * nx + i0] + a * t[j0 * nx + i1]) +
+	       b * ((1 - a) * t[j1 * nx + i0] + a * t[j1 * nx + i1]);
+}
+
 void west_grid_level_altitudes(const struct west_grid *g, double *zcalt)
 {
 	for (size_t k = 0; k < g->nz; k++)

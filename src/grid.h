@@ -90,6 +90,10 @@ void west_grid_free(struct west_grid *g);
 /* Bytes the grid's arrays take on the host. */
 size_t west_grid_bytes(const struct west_grid *g);
 
+/* Ground altitude (m) at (x, y) m east and north of the corner (x0, y0):
+ * bilinear between column centres, clamped to the outermost centres. */
+double west_grid_ground_at(const struct west_grid *g, double x, double y);
+
 /* zcalt[k] = the altitude of level k's centre (m), k < nz: land's rule. */
 void west_grid_level_altitudes(const struct west_grid *g, double *zcalt);
 

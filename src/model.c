@@ -86,22 +86,6 @@ void west_kgrid_init(struct west_kgrid *kg, const struct west_grid *g,
 	};
 }
 
-/* Terrain altitude at (x, y) m from the corner: bilinear between column
- * centres, clamped to the grid. */
-static double terrain_at(const struct west_grid *g, double x, double y)
-{
-	double fi = x / g->dx - 0.5, fj = y / g->dy - 0.5;
-	fi = fmin(fmax(fi, 0.0), (double)(g->nx - 1));
-	fj = fmin(fmax(fj, 0.0), (double)(g->ny - 1));
-	size_t i0 = (size_t)fi, j0 = (size_t)fj;
-	size_t i1 = i0 + 1 < g->nx ? i0 + 1 : i0, j1 = j0 + 1 < g->ny ? j0 + 1 : j0;
-	double a = fi - (double)i0, b = fj - (double)j0;
-	const float *t = g->terrain;
-	size_t nx = g->nx;
-	return (1 - b) * ((1 - a) * t[j0 * nx + i0] + a * t[j0 * nx + i1]) +
-	       b * ((1 - a) * t[j1 * nx + i0] + a * t[j1 * nx + i1]);
-}
-
 void west_model_stations(const struct west_grid *g, const struct west_obs_set *obs,
 			 struct west_kstation *st, float *stab)
 {
@@ -110,7 +94,7 @@ void west_model_stations(const struct west_grid *g, const struct west_obs_set *o
 		double x = o->x - g->x0, y = o->y - g->y0;
 		st[s] = (struct west_kstation){
 			.x = (float)x, .y = (float)y, .height = (float)o->height,
-			.ground = (float)(terrain_at(g, x, y) - g->base),
+			.ground = (float)(west_grid_ground_at(g, x, y) - g->base),
 			.speed = (float)o->speed, .direction = (float)o->direction,
 		};
 		stab[s] = (float)o->stability;

@@ -1,0 +1,302 @@
+/*
+ * query.c: point, profile and slice queries on a solved field (query.h).
+ *
+ * Where each component lives (grid-local x, y from the outer corner x0, y0;
+ * h above the grid base; zc[k] = (zf[k] + zf[k+1]) / 2):
+ *   u: x-face (i, j, k) at (i dx,         (j + 1/2) dy, zc[k])
+ *   v: y-face (i, j, k) at ((i + 1/2) dx, j dy,         zc[k])
+ *   w: z-face (i, j, k) at ((i + 1/2) dx, (j + 1/2) dy, zf[k])
+ * Along each axis a component's positions are either the faces (its own
+ * axis) or the centres (the other two); a query point is placed among each
+ * set by a fractional index, and the component is the trilinear blend of
+ * its eight surrounding values.
+ *
+ * Clamping (constant extrapolation): a point beyond a component's outermost
+ * positions takes the value at the nearest one along that axis.  So u and
+ * v are constant below the lowest level centre zc[0] and above the highest
+ * zc[nz-1]; v and w are constant within half a cell of the west and east
+ * edges, u and w within half a cell of the south and north edges.  Faces
+ * touching land (and the ground face) already hold 0 in the field, so the
+ * values fall toward 0 near the terrain; nothing else is done there.
+ *
+ * Validity: the domain includes its outer edges; a point is in the air when
+ * z_agl >= 0 (ground: west_grid_ground_at, bilinear between column
+ * centres), z_msl is at most the top face, and the cell holding it is not
+ * land.  A point on a face belongs to the cell above (or east, north), the
+ * top face and the east and north edges to the last cell.
+ */
+#include "query.h"
+
+#include <assert.h>
+#include <math.h>
+
+#define DEG_PER_RAD 57.29577951308232
+
+/* One axis of a trilinear stencil: positions i0, i1; weight a on i1. */
+struct stencil {
+	size_t i0, i1;
+	double a;
+};
+
+/* A point placed on the grid: per axis (x, y, z), among faces and centres. */
+struct where {
+	struct stencil face[3], centre[3];
+};
+
+/* The stencil at fractional index fi among n positions, clamped to them. */
+static struct stencil stencil_at(double fi, size_t n)
+{
+	struct stencil s = { 0, 0, 0.0 };
+
+	if (n < 2)
+		return s;
+	fi = fmin(fmax(fi, 0.0), (double)(n - 1));
+	s.i0 = (size_t)fi;
+	if (s.i0 > n - 2)
+		s.i0 = n - 2;
+	s.i1 = s.i0 + 1;
+	s.a = fi - (double)s.i0;
+	return s;
+}
+
+/* Height above base (m) of level position k: face zf[k] or centre zc[k]. */
+static double level_z(const double *zf, int faces, size_t k)
+{
+	return faces ? zf[k] : 0.5 * (zf[k] + zf[k + 1]);
+}
+
+/* h's fractional index among the nz + faces level positions (stretched
+ * levels allowed: binary search), clamped to them. */
+static double level_index(const double *zf, size_t nz, int faces, double h)
+{
+	size_t lo = 0, hi = nz + (size_t)faces - 1;
+
+	if (hi == 0 || h <= level_z(zf, faces, 0))
+		return 0.0;
+	if (h >= level_z(zf, faces, hi))
+		return (double)hi;
+	while (hi - lo > 1) {   /* level_z(lo) < h < level_z(hi) */
+		size_t mid = lo + (hi - lo) / 2;
+		if (level_z(zf, faces, mid) <= h)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (double)lo + (h - level_z(zf, faces, lo)) /
+			    (level_z(zf, faces, hi) - level_z(zf, faces, lo));
+}
+
+static void locate(const struct west_grid *g, double xl, double yl, double h,
+		   struct where *wh)
+{
+	wh->face[0] = stencil_at(xl / g->dx, g->nx + 1);
+	wh->centre[0] = stencil_at(xl / g->dx - 0.5, g->nx);
+	wh->face[1] = stencil_at(yl / g->dy, g->ny + 1);
+	wh->centre[1] = stencil_at(yl / g->dy - 0.5, g->ny);
+	wh->face[2] = stencil_at(level_index(g->zf, g->nz, 1, h), g->nz + 1);
+	wh->centre[2] = stencil_at(level_index(g->zf, g->nz, 0, h), g->nz);
+}
+
+/* The blend of the eight values around s in an array of px * py * _. */
+static double trilinear(const float *val, const struct stencil s[3],
+			size_t px, size_t py)
+{
+	double sum = 0.0;
+
+	for (int corner = 0; corner < 8; corner++) {
+		size_t idx[3];
+		double wgt = 1.0;
+		for (int a = 0; a < 3; a++) {
+			int hi = corner >> a & 1;
+			idx[a] = hi ? s[a].i1 : s[a].i0;
+			wgt *= hi ? s[a].a : 1.0 - s[a].a;
+		}
+		sum += wgt * val[idx[0] + px * (idx[1] + py * idx[2])];
+	}
+	return sum;
+}
+
+/* Component c (0: u on x-faces, 1: v on y-faces, 2: w on z-faces). */
+static float component(const struct west_grid *g, const float *val, int c,
+		       const struct where *wh)
+{
+	struct stencil s[3];
+
+	for (int a = 0; a < 3; a++)
+		s[a] = a == c ? wh->face[a] : wh->centre[a];
+	return (float)trilinear(val, s, g->nx + (c == 0), g->ny + (c == 1));
+}
+
+static enum west_status check_coord(const char *name, double v, double lo,
+				    double hi, char *err, size_t errlen)
+{
+	if (!isfinite(v))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s %g is not a finite number", name, v);
+	if (v < lo || v > hi)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s %.10g m is outside the domain %.10g .. %.10g m",
+				 name, v, lo, hi);
+	return WEST_OK;
+}
+
+static enum west_status check_xy(const struct west_grid *g, double x, double y,
+				 char *err, size_t errlen)
+{
+	enum west_status st = check_coord("x", x, g->x0,
+					  g->x0 + (double)g->nx * g->dx, err, errlen);
+	if (st)
+		return st;
+	return check_coord("y", y, g->y0, g->y0 + (double)g->ny * g->dy, err, errlen);
+}
+
+static enum west_status check_z(double z, enum west_zref zref,
+				char *err, size_t errlen)
+{
+	if (zref != WEST_ZREF_AGL && zref != WEST_ZREF_MSL)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "zref %d is neither AGL (%d) nor MSL (%d)",
+				 (int)zref, WEST_ZREF_AGL, WEST_ZREF_MSL);
+	if (!isfinite(z))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "z %g is not a finite number", z);
+	return WEST_OK;
+}
+
+/* Below the ground, above the top, or in a land cell: the messages echo z
+ * as the caller gave it. */
+static enum west_status check_air(const struct west_grid *g,
+				  const struct west_point *p, enum west_zref zref,
+				  const struct where *wh, char *err, size_t errlen)
+{
+	const char *ref = zref == WEST_ZREF_AGL ? "AGL" : "MSL";
+	double z = zref == WEST_ZREF_AGL ? p->z_agl : p->z_msl;
+	double top = g->base + g->zf[g->nz];
+	size_t i = wh->face[0].i0, j = wh->face[1].i0, k = wh->face[2].i0;
+
+	if (p->z_agl < 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "z %.10g m %s is below the ground at x %.10g, y %.10g m (ground %.2f m MSL)",
+				 z, ref, p->x, p->y, p->ground);
+	if (p->z_msl > top)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "z %.10g m %s is above the grid top (top %.2f m MSL, %.2f m above the ground here)",
+				 z, ref, top, top - p->ground);
+	if (g->land[west_grid_cell(g, i, j, k)])
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "z %.10g m %s at x %.10g, y %.10g m is in terrain: cell (%zu, %zu, %zu) is land (column ground %.2f m MSL)",
+				 z, ref, p->x, p->y, i, j, k,
+				 (double)g->terrain[j * g->nx + i]);
+	return WEST_OK;
+}
+
+void west_query_speed_direction(float u, float v, float *speed, float *direction)
+{
+	float d;
+
+	*speed = (float)hypot(u, v);
+	if (u == 0 && v == 0) {
+		*direction = 0.0f;
+		return;
+	}
+	/* 270 - atan2 lies in [90, 450]; fmod takes it to [0, 360) */
+	d = (float)fmod(270.0 - atan2(v, u) * DEG_PER_RAD, 360.0);
+	*direction = d >= 360.0f ? 0.0f : d;   /* float rounding up to 360 */
+}
+
+enum west_status west_query_point(const struct west_grid *g,
+				  const struct west_field *f,
+				  double x, double y, double z,
+				  enum west_zref zref, struct west_point *out,
+				  char *err, size_t errlen)
+{
+	struct west_point p = { .x = x, .y = y };
+	struct where wh;
+	enum west_status st;
+
+	assert(f->nx == g->nx && f->ny == g->ny && f->nz == g->nz);
+	st = check_xy(g, x, y, err, errlen);
+	if (!st)
+		st = check_z(z, zref, err, errlen);
+	if (st)
+		return st;
+	p.ground = west_grid_ground_at(g, x - g->x0, y - g->y0);
+	p.z_agl = zref == WEST_ZREF_AGL ? z : z - p.ground;
+	p.z_msl = zref == WEST_ZREF_AGL ? p.ground + z : z;
+	locate(g, x - g->x0, y - g->y0, p.z_msl - g->base, &wh);
+	st = check_air(g, &p, zref, &wh, err, errlen);
+	if (st)
+		return st;
+	p.u = component(g, f->u, 0, &wh);
+	p.v = component(g, f->v, 1, &wh);
+	p.w = component(g, f->w, 2, &wh);
+	west_query_speed_direction(p.u, p.v, &p.speed, &p.direction);
+	*out = p;
+	return WEST_OK;
+}
+
+enum west_status west_query_profile(const struct west_grid *g,
+				    const struct west_field *f,
+				    double x, double y, struct west_point *out,
+				    size_t *n, char *err, size_t errlen)
+{
+	enum west_status st = check_xy(g, x, y, err, errlen);
+
+	*n = 0;
+	if (st)
+		return st;
+	for (size_t k = 0; k < g->nz; k++) {
+		double z = g->base + level_z(g->zf, 0, k);
+		if (west_query_point(g, f, x, y, z, WEST_ZREF_MSL, &out[*n],
+				     NULL, 0) == WEST_OK)
+			(*n)++;
+	}
+	if (*n == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "the column at x %.10g, y %.10g m is all terrain: no level centre there is above the ground (%.2f m MSL) in a fluid cell",
+				 x, y, west_grid_ground_at(g, x - g->x0, y - g->y0));
+	return WEST_OK;
+}
+
+/* Slice entry at column (i, j)'s centre, where the bilinear ground is the
+ * column's own: the point query there, or NaN where that fails. */
+static void slice_entry(const struct west_grid *g, const struct west_field *f,
+			size_t i, size_t j, double z, enum west_zref zref,
+			float *u, float *v, float *w)
+{
+	double x = g->x0 + ((double)i + 0.5) * g->dx;
+	double y = g->y0 + ((double)j + 0.5) * g->dy;
+	struct west_point p;
+
+	if (west_query_point(g, f, x, y, z, zref, &p, NULL, 0) != WEST_OK) {
+		*u = *v = *w = NAN;
+		return;
+	}
+	*u = p.u, *v = p.v, *w = p.w;
+}
+
+enum west_status west_query_slice(const struct west_grid *g,
+				  const struct west_field *f,
+				  double z, enum west_zref zref, size_t stride,
+				  float *u, float *v, float *w,
+				  size_t *nx_out, size_t *ny_out,
+				  char *err, size_t errlen)
+{
+	enum west_status st = check_z(z, zref, err, errlen);
+
+	if (!st && stride == 0)
+		st = west_fail(err, errlen, WEST_ERR_INVALID,
+			       "stride 0 must be at least 1");
+	if (st)
+		return st;
+	size_t mx = (g->nx - 1) / stride + 1, my = (g->ny - 1) / stride + 1;
+	for (size_t jo = 0; jo < my; jo++)
+		for (size_t io = 0; io < mx; io++) {
+			size_t o = jo * mx + io;
+			slice_entry(g, f, io * stride, jo * stride, z, zref,
+				    &u[o], &v[o], &w[o]);
+		}
+	*nx_out = mx;
+	*ny_out = my;
+	return WEST_OK;
+}
