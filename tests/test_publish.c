@@ -6,6 +6,7 @@
  * a use after free into a failure).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "model_fixture.h"
@@ -106,7 +107,8 @@ Test(publish, held_field_outlives_the_store, .init = setup, .fini = teardown)
 struct reader {
 	struct west_store *s;
 	atomic_int *stop;
-	long reads, mixed, backwards;
+	atomic_long reads;
+	long mixed, backwards;
 };
 
 static void *read_loop(void *arg)
@@ -117,7 +119,7 @@ static void *read_loop(void *arg)
 		struct west_published *p = west_store_acquire(r->s);
 		if (!p)
 			continue;
-		r->reads++;
+		atomic_fetch_add(&r->reads, 1);
 		r->mixed += !consistent(p) || p->field.u[0] != (float)p->version;
 		r->backwards += p->version < last;
 		last = p->version;
@@ -137,11 +139,20 @@ Test(publish, readers_never_see_a_mixed_field, .init = setup, .fini = teardown)
 	west_store_init(&s);
 	atomic_init(&stop, 0);
 	for (int i = 0; i < READERS; i++) {
-		r[i] = (struct reader){ &s, &stop, 0, 0, 0 };
+		r[i] = (struct reader){ .s = &s, .stop = &stop };
+		atomic_init(&r[i].reads, 0);
 		cr_assert_eq(pthread_create(&t[i], NULL, read_loop, &r[i]), 0);
 	}
-	for (int n = 1; n <= PUBLISHES; n++)
+	/* the first field, then wait until every reader reads, so that the
+	 * publishes below overlap the reads even on a loaded machine */
+	west_store_publish(&s, filled(1.0f, 2));
+	for (int i = 0; i < READERS; i++)
+		while (atomic_load(&r[i].reads) == 0)
+			sched_yield();
+	for (int n = 2; n <= PUBLISHES; n++) {
 		west_store_publish(&s, filled((float)n, (size_t)n % 3 + 1));
+		sched_yield();
+	}
 	atomic_store(&stop, 1);
 	long reads = 0;
 	for (int i = 0; i < READERS; i++) {
@@ -149,7 +160,7 @@ Test(publish, readers_never_see_a_mixed_field, .init = setup, .fini = teardown)
 		cr_expect_eq(r[i].mixed, 0, "reader %d saw %ld mixed fields", i, r[i].mixed);
 		cr_expect_eq(r[i].backwards, 0, "reader %d went back %ld times", i,
 			     r[i].backwards);
-		reads += r[i].reads;
+		reads += atomic_load(&r[i].reads);
 	}
 	cr_expect_gt(reads, 0, "the readers read something");
 	cr_expect_eq(west_store_version(&s), PUBLISHES);
