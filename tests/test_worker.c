@@ -1,0 +1,141 @@
+/*
+ * test_worker.c: the compute worker (service/worker.c) on the CPU backend:
+ * a submit publishes a field solved from that set; a burst of submits
+ * coalesces into fewer solves that end on the newest set, with every set
+ * either solved or superseded; a failing solve publishes nothing and is
+ * reported; stop with a solve running and one pending returns.
+ */
+#include "model_fixture.h"
+#include "worker.h"
+
+static struct west_grid grid;
+static struct west_store store;
+static void *state;
+static struct west_worker worker;
+
+/* A hill grid and a running worker on the CPU backend; `iterations` per
+ * solve (tolerance 0: every solve does them all). */
+static void start(long iterations)
+{
+	struct west_solve_opts o;
+	char err[WEST_ERRLEN];
+
+	fix_grid(&grid, 40, 36, 50.0, 12, 15.0, 60.0, 400.0);
+	fix_opts(&o, iterations, 0.0, 1.25, WEST_INDEXING_COMPACT);
+	west_store_init(&store);
+	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_backend_cpu.upload_terrain(state, &grid, err, sizeof err), WEST_OK,
+		     "%s", err);
+	cr_assert_eq(west_worker_start(&worker, &west_backend_cpu, state, &grid, &o, &store,
+				       err, sizeof err), WEST_OK, "%s", err);
+}
+
+static void finish(void)
+{
+	west_worker_stop(&worker);
+	west_store_free(&store);
+	west_backend_cpu.free(state);
+	west_grid_free(&grid);
+}
+
+/* A one-station set blowing `speed` m/s from the west. */
+static struct west_obs_set one_station(double speed)
+{
+	struct west_obs_set set = { 0 };
+	fix_obs(&set, "W", 300.0, 900.0, 10.0, speed, 270.0, 3);
+	return set;
+}
+
+Test(worker, submit_publishes_the_solved_set)
+{
+	struct west_obs_set set = one_station(6.5);
+	struct west_worker_stats s;
+
+	start(20);
+	cr_assert_eq(west_worker_submit(&worker, &set, 7), 0);
+	cr_assert_null(set.obs, "the worker owns the set");
+	west_worker_wait_idle(&worker);
+	west_worker_stats(&worker, &s);
+	cr_expect_eq(s.submitted, 1);
+	cr_expect_eq(s.solved, 1);
+	cr_expect_eq(s.failed, 0);
+	cr_expect_gt(s.last_solve_seconds, 0);
+	struct west_published *p = west_store_acquire(&store);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->version, 1);
+	cr_expect_eq(p->obs.n, 1);
+	cr_expect_eq(p->obs.obs[0].speed, 6.5);
+	cr_expect_eq(p->field.report.iterations, 20);
+	west_published_release(p);
+	finish();
+}
+
+Test(worker, burst_coalesces_onto_the_newest_set)
+{
+	enum { N = 30 };
+	struct west_worker_stats s;
+	unsigned long long superseded = 0;
+
+	start(200);
+	for (int i = 1; i <= N; i++) {
+		struct west_obs_set set = one_station(1.0 + i);
+		superseded += west_worker_submit(&worker, &set, (unsigned long long)i) != 0;
+	}
+	west_worker_wait_idle(&worker);
+	west_worker_stats(&worker, &s);
+	cr_expect_eq(s.submitted, N);
+	cr_expect_eq(s.solved + s.superseded, N, "solved %llu, superseded %llu",
+		     s.solved, s.superseded);
+	cr_expect_eq(s.superseded, superseded);
+	cr_expect_lt(s.solved, N / 2, "a burst during solves coalesces (%llu solves)",
+		     s.solved);
+	struct west_published *p = west_store_acquire(&store);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->obs.obs[0].speed, 1.0 + N, "the last field is the newest set's");
+	cr_expect_eq(p->version, s.solved);
+	west_published_release(p);
+	finish();
+}
+
+Test(worker, failed_solve_publishes_nothing)
+{
+	struct west_obs_set empty = { 0 }, good = one_station(4.0);
+	struct west_worker_stats s;
+
+	start(10);
+	west_worker_submit(&worker, &empty, 1);
+	west_worker_wait_idle(&worker);
+	west_worker_stats(&worker, &s);
+	cr_expect_eq(s.failed, 1);
+	cr_expect(strstr(s.last_error, "no observations") != NULL, "last error: %s",
+		  s.last_error);
+	cr_expect_null(west_store_acquire(&store), "nothing published");
+	west_worker_submit(&worker, &good, 2);
+	west_worker_wait_idle(&worker);
+	west_worker_stats(&worker, &s);
+	cr_expect_eq(s.solved, 1);
+	cr_expect_eq(west_store_version(&store), 1);
+	finish();
+}
+
+Test(worker, stop_with_a_solve_running_and_one_pending)
+{
+	struct west_obs_set a = one_station(3.0), b = one_station(5.0);
+	struct west_worker_stats s;
+
+	start(3000);
+	west_worker_submit(&worker, &a, 1);
+	do
+		west_worker_stats(&worker, &s);
+	while (s.running_id != 1);
+	west_worker_submit(&worker, &b, 2);
+	west_worker_stop(&worker);
+	/* the running solve finished and was published; b was dropped */
+	cr_expect_eq(worker.st.solved, 1);
+	cr_expect_eq(worker.st.superseded, 1);
+	cr_expect_eq(worker.st.pending_id, 0);
+	cr_expect_eq(west_store_version(&store), 1);
+	west_store_free(&store);
+	west_backend_cpu.free(state);
+	west_grid_free(&grid);
+}
