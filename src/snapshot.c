@@ -28,14 +28,13 @@
  * NetCDF dimension cannot be 0 long).
  *
  * Atomicity: NetCDF builds the whole file in memory (nc_create_mem,
- * nc_close_memio); only then is <dir>/.<name>.tmp.XXXXXX created with
- * O_EXCL (a fresh random suffix per try; mode 0666 less the umask, like
- * any created file), the image written to it through our own descriptor,
- * fsync'ed, closed and renamed over <dir>/<name>, and <dir> fsync'ed
- * (EINVAL from filesystems that cannot sync a directory is ignored).  On
- * any failure before the rename the NetCDF handle is aborted, the temp
- * file removed and the final path untouched.  A failed directory fsync is
- * reported although the new file is already in place.
+ * nc_close_memio); only then does west_file_replace (fileio.h) write the
+ * image to <dir>/.<name>.tmp.XXXXXX, fsync it, give it mode 0644, rename
+ * it over <dir>/<name> and fsync <dir> (EINVAL from filesystems that
+ * cannot sync a directory is ignored).  On any failure before the rename
+ * the NetCDF handle is aborted, the temp file removed and the final path
+ * untouched.  A failed directory fsync is reported although the new file
+ * is already in place.
  *
  * Why in memory: with libnetcdf 4.9.0 a file that HDF5 cannot write to
  * disk (EFBIG, ENOSPC) cannot be closed or aborted safely: when H5Fclose
@@ -73,6 +72,8 @@
 #include <netcdf.h>
 #include <netcdf_mem.h>
 
+#include "fileio.h"
+
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
 #endif
@@ -82,7 +83,7 @@
 #define SNAP_TIME_UNITS "seconds since 1970-01-01T00:00:00Z"
 #define WGS84_A 6378137.0
 #define WGS84_RF 298.257223563
-#define TEMP_TRIES 100
+#define SNAPSHOT_MODE 0644   /* readable by the dispersion models */
 
 /* ----------------------------------------------------------- tables */
 
@@ -170,10 +171,8 @@ struct snap_writer {
 	const struct west_grid *g;
 	const struct west_field *f;
 	const struct west_obs_set *obs;
-	char *dir, *tmp;              /* directory to fsync; temp file name */
 	NC_memio image;               /* the finished file (malloc'ed by NetCDF) */
-	int fd, ncid;                 /* -1 when closed */
-	int created, renamed;         /* the temp file is ours; it has the final name */
+	int ncid;                     /* -1 when closed */
 	int has_crs;
 	int dim_t, dim_z, dim_y, dim_x, dim_s;
 	int var_t, var_z, var_y, var_x, var_crs;
@@ -193,16 +192,6 @@ static int nc_check(struct snap_writer *w, int rc, const char *call, const char 
 		w->st = west_fail(w->err, w->errlen, WEST_ERR_NETCDF, "%s: %s '%s': %s",
 				  w->path, call, what, nc_strerror(rc));
 	return -1;
-}
-
-/* Record a failed OS call on `file`, with errno. */
-static void os_fail(struct snap_writer *w, const char *call, const char *file)
-{
-	int e = errno;
-
-	if (w->st == WEST_OK)
-		w->st = west_fail(w->err, w->errlen, WEST_ERR_IO, "%s: %s %s: %s",
-				  w->path, call, file, strerror(e));
 }
 
 /* A failed attribute write, named "var:att" as ncdump shows it. */
@@ -589,65 +578,6 @@ static void put_stations(struct snap_writer *w)
 	put_station_misc(w);
 }
 
-/* Split path into the directory to sync and the temp name beside it. */
-static void temp_names(struct snap_writer *w)
-{
-	const char *slash = strrchr(w->path, '/');
-	const char *base = slash ? slash + 1 : w->path;
-	size_t pre = (size_t)(base - w->path);
-
-	if (!*base) {
-		w->st = west_fail(w->err, w->errlen, WEST_ERR_INVALID,
-				  "%s: names a directory, not a file", w->path);
-		return;
-	}
-	w->dir = !slash ? strdup(".") : pre == 1 ? strdup("/") : strndup(w->path, pre - 1);
-	w->tmp = malloc(strlen(w->path) + sizeof "..tmp.XXXXXX");
-	if (!w->dir || !w->tmp) {
-		w->st = west_fail(w->err, w->errlen, WEST_ERR_NOMEM,
-				  "%s: cannot allocate the temp file name", w->path);
-		return;
-	}
-	sprintf(w->tmp, "%.*s.%s.tmp.XXXXXX", (int)pre, w->path, base);
-}
-
-/* Six characters of [A-Za-z0-9] from a mix of time, pid and a counter. */
-static void random_suffix(char *s)
-{
-	static const char chars[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	static unsigned long long counter;
-	struct timespec ts;
-	unsigned long long x;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 30) ^
-	    ((unsigned long long)getpid() << 16) ^
-	    __atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ULL, __ATOMIC_RELAXED);
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL; /* splitmix64 finaliser */
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	for (int k = 0; k < 6; k++, x /= 62)
-		s[k] = chars[x % 62];
-}
-
-/* Create the temp file exclusively, under a fresh name per try. */
-static void open_temp(struct snap_writer *w)
-{
-	char *suffix = w->tmp + strlen(w->tmp) - 6;
-
-	for (int t = 0; t < TEMP_TRIES; t++) {
-		random_suffix(suffix);
-		w->fd = open(w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (w->fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (w->fd < 0)
-		os_fail(w, "cannot create temp file", w->tmp);
-	else
-		w->created = 1;
-}
-
 /* Initial size of the in-memory image: a guess, NetCDF grows it. */
 static size_t image_guess(const struct west_grid *g)
 {
@@ -716,77 +646,12 @@ static size_t image_length(const NC_memio *m)
 	return base == 0 && eof >= 64 && eof <= m->size ? (size_t)eof : m->size;
 }
 
-/* The image to the temp file, across short writes and EINTR. */
-static void write_image(struct snap_writer *w)
-{
-	const char *p = w->image.memory;
-	size_t left = image_length(&w->image);
-
-	while (left > 0) {
-		ssize_t n = write(w->fd, p, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			os_fail(w, "write to", w->tmp);
-			return;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
-}
-
-/* fsync the directory; EINVAL: this filesystem cannot, nothing to do. */
-static void sync_dir(struct snap_writer *w)
-{
-	int fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0) {
-		os_fail(w, "cannot open directory", w->dir);
-		return;
-	}
-	if (fsync(fd) != 0 && errno != EINVAL)
-		os_fail(w, "fsync of directory", w->dir);
-	close(fd);
-}
-
-/* Write, sync and close the temp file, rename it over the path, sync dir. */
-static void commit(struct snap_writer *w)
-{
-	int rc;
-
-	open_temp(w);
-	if (w->st == WEST_OK)
-		write_image(w);
-	if (w->st == WEST_OK && fsync(w->fd) != 0)
-		os_fail(w, "fsync", w->tmp);
-	if (w->st != WEST_OK)
-		return;
-	rc = close(w->fd);
-	w->fd = -1;
-	if (rc != 0) {
-		os_fail(w, "close", w->tmp);
-		return;
-	}
-	if (rename(w->tmp, w->path) != 0) {
-		os_fail(w, "rename of", w->tmp);
-		return;
-	}
-	w->renamed = 1;
-	sync_dir(w);
-}
-
-/* After a failure: abort NetCDF, drop the temp file, keep the final path. */
+/* After a failure: abort NetCDF (the final path is left as it was). */
 static void discard(struct snap_writer *w)
 {
 	if (w->ncid >= 0)
 		nc_abort(w->ncid);
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->created && !w->renamed)
-		unlink(w->tmp);
-	w->ncid = w->fd = -1;
+	w->ncid = -1;
 }
 
 static enum west_status check_args(const struct west_grid *g, const struct west_field *f,
@@ -813,22 +678,19 @@ enum west_status west_snapshot_write(const char *path, const struct west_grid *g
 	static const struct west_obs_set none = { 0 };
 	struct snap_writer w = {
 		.path = path, .g = g, .f = f, .obs = obs ? obs : &none,
-		.fd = -1, .ncid = -1, .var_crs = -1, .err = err, .errlen = errlen,
+		.ncid = -1, .var_crs = -1, .err = err, .errlen = errlen,
 		.has_crs = g->crs.grid_mapping_name[0] != '\0',
 	};
 
 	w.st = check_args(g, f, w.obs, path, err, errlen);
 	if (w.st == WEST_OK)
-		temp_names(&w);
-	if (w.st == WEST_OK)
 		build_image(&w);
 	if (w.st == WEST_OK)
-		commit(&w);
-	if (w.st != WEST_OK)
+		w.st = west_file_replace(path, w.image.memory, image_length(&w.image),
+					 SNAPSHOT_MODE, err, errlen);
+	else
 		discard(&w);
 	free(w.image.memory);
-	free(w.dir);
-	free(w.tmp);
 	return w.st;
 }
 

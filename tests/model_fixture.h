@@ -83,7 +83,7 @@ static inline void fix_obs(struct west_obs_set *set, const char *id, double x,
 	snprintf(o->id, sizeof o->id, "%s", id);
 	o->x = FIX_X0 + x, o->y = FIX_Y0 + y;
 	o->height = height, o->speed = speed, o->direction = dir;
-	o->time = 1795435200;   /* 2026-11-22T12:00:00Z */
+	o->time = 1795435200;   /* 2026-11-23T12:00:00Z */
 	o->stability = cls;
 	o->inv_L = NAN, o->z0 = NAN;
 	set->valid_time = o->time;

@@ -28,6 +28,7 @@
 #include "config.h"
 #include "grid.h"
 #include "log.h"
+#include "log_capture.h"
 #include "obs.h"
 #include "proj.h"
 
@@ -158,30 +159,6 @@ static void sets_equal(const struct west_obs_set *a, const struct west_obs_set *
 		cr_assert(rel_eq(p->inv_L, q->inv_L) && rel_eq(p->z0, q->z0), "%s", p->id);
 		cr_assert_eq(p->outside, q->outside, "%s outside", p->id);
 	}
-}
-
-/* Captured log output: call log_capture() first, log_text() after. */
-static FILE *log_file;
-static char log_buf[4096];
-
-static void log_capture(void)
-{
-	log_file = tmpfile();
-	cr_assert_not_null(log_file);
-	west_log_set_journal(0);
-	west_log_set_stream(log_file);
-}
-
-static const char *log_text(void)
-{
-	size_t n;
-
-	rewind(log_file);
-	n = fread(log_buf, 1, sizeof log_buf - 1, log_file);
-	log_buf[n] = '\0';
-	west_log_set_stream(NULL);
-	fclose(log_file);
-	return log_buf;
 }
 
 static size_t count_lines(const char *s)

@@ -1,0 +1,29 @@
+/*
+ * fileio.h: replacing a file atomically and durably, for the NetCDF
+ * snapshots and the persisted observation sets (DESIGN.md section 6).
+ *
+ * west_file_replace writes the bytes to a temp file in the same directory
+ * (".NAME.tmp.XXXXXX", mode 0600 until complete), fsyncs it, sets `mode`,
+ * renames it over NAME and fsyncs the directory.  A reader sees the old
+ * file or the new one, never a part; a failure before the rename removes
+ * the temp file and leaves the old file as it was.  A crash can leave a
+ * temp file behind: west_file_is_temp recognizes the names, so that the
+ * owner of a directory can sweep them at start.
+ */
+#ifndef WEST_FILEIO_H
+#define WEST_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "status.h"
+
+/* Errors are WEST_ERR_IO "PATH: CALL FILE: errno text" (or INVALID for a
+ * path that names a directory, NOMEM). */
+enum west_status west_file_replace(const char *path, const void *buf, size_t len,
+				   mode_t mode, char *err, size_t errlen);
+
+/* 1 when `name` (no directory part) is a temp name west_file_replace uses. */
+int west_file_is_temp(const char *name);
+
+#endif
