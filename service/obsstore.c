@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,26 +234,9 @@ static enum west_status make_dir(const char *dir, char *err, size_t errlen)
 	if (mkdir(dir, DIR_MODE) == 0)
 		return sync_parent(dir, err, errlen);
 	if (errno == EEXIST)
-		return WEST_OK; /* not a directory: lock_dir says so */
+		return WEST_OK; /* not a directory: west_dir_lock says so */
 	return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot create directory: %s",
 			 dir, strerror(errno));
-}
-
-/* Open dir and take the store's exclusive lock on it. */
-static enum west_status lock_dir(struct west_obsstore *s, char *err, size_t errlen)
-{
-	s->dirfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->dirfd < 0)
-		return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open directory: %s",
-				 s->dir, strerror(errno));
-	if (flock(s->dirfd, LOCK_EX | LOCK_NB) == 0)
-		return WEST_OK;
-	if (errno == EWOULDBLOCK)
-		return west_fail(err, errlen, WEST_ERR_IO, "%s: in use by another "
-				 "observation store (locked)", s->dir);
-	west_log(WEST_LOG_WARNING, "%s: cannot lock (%s); going on unlocked",
-		 s->dir, strerror(errno));
-	return WEST_OK;
 }
 
 enum west_status west_obsstore_open(struct west_obsstore *s, const char *dir,
@@ -272,7 +254,7 @@ enum west_status west_obsstore_open(struct west_obsstore *s, const char *dir,
 	s->dir = strdup(dir);
 	if (!s->dir)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "%s: cannot allocate", dir);
-	st = lock_dir(s, err, errlen);
+	st = west_dir_lock(s->dir, "observation store", &s->dirfd, err, errlen);
 	if (st == WEST_OK)
 		st = scan(s, 1, &l, err, errlen);
 	if (st != WEST_OK) {

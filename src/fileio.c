@@ -10,8 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "log.h"
 
 #define TEMP_SUFFIX ".tmp.XXXXXX"
 
@@ -128,4 +131,21 @@ int west_file_is_temp(const char *name)
 		if (!isalnum((unsigned char)name[k]))
 			return 0;
 	return 1;
+}
+
+enum west_status west_dir_lock(const char *dir, const char *owner, int *fd,
+			       char *err, size_t errlen)
+{
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0)
+		return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open directory: %s",
+				 dir, strerror(errno));
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return WEST_OK;
+	if (errno == EWOULDBLOCK)
+		return west_fail(err, errlen, WEST_ERR_IO, "%s: in use by another %s (locked)",
+				 dir, owner);
+	west_log(WEST_LOG_WARNING, "%s: cannot lock (%s); going on unlocked", dir,
+		 strerror(errno));
+	return WEST_OK;
 }

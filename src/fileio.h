@@ -8,7 +8,8 @@
  * file or the new one, never a part; a failure before the rename removes
  * the temp file and leaves the old file as it was.  A crash can leave a
  * temp file behind: west_file_is_temp recognizes the names, so that the
- * owner of a directory can sweep them at start.
+ * owner of a directory can sweep them at start; west_dir_lock makes sure
+ * it is the only owner.
  */
 #ifndef WEST_FILEIO_H
 #define WEST_FILEIO_H
@@ -25,5 +26,15 @@ enum west_status west_file_replace(const char *path, const void *buf, size_t len
 
 /* 1 when `name` (no directory part) is a temp name west_file_replace uses. */
 int west_file_is_temp(const char *name);
+
+/*
+ * Open directory dir into *fd and take an exclusive flock(2) on it, held
+ * until *fd is closed, so that one owner (`owner` names the kind in the
+ * error: "observation store", "spool") has it at a time.  Refused with
+ * WEST_ERR_IO "DIR: in use by another OWNER (locked)"; a filesystem that
+ * cannot lock only gets a warning in the log.
+ */
+enum west_status west_dir_lock(const char *dir, const char *owner, int *fd,
+			       char *err, size_t errlen);
 
 #endif
