@@ -22,14 +22,42 @@ void west_store_free(struct west_store *s)
 	memset(s, 0, sizeof *s);
 }
 
+struct west_shared_grid *west_shared_grid_new(struct west_grid *g)
+{
+	struct west_shared_grid *sg = calloc(1, sizeof *sg);
+	if (!sg)
+		return NULL;
+	sg->g = *g;
+	memset(g, 0, sizeof *g);
+	atomic_init(&sg->refs, 1);
+	return sg;
+}
+
+struct west_shared_grid *west_shared_grid_hold(struct west_shared_grid *sg)
+{
+	atomic_fetch_add_explicit(&sg->refs, 1, memory_order_relaxed);
+	return sg;
+}
+
+void west_shared_grid_release(struct west_shared_grid *sg)
+{
+	if (!sg || atomic_fetch_sub_explicit(&sg->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	west_grid_free(&sg->g);
+	free(sg);
+}
+
 struct west_published *west_published_new(struct west_field *field,
-					  struct west_obs_set *obs)
+					  struct west_obs_set *obs,
+					  struct west_shared_grid *sgrid)
 {
 	struct west_published *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
 	p->field = *field;
 	p->obs = *obs;
+	p->sgrid = west_shared_grid_hold(sgrid);
+	p->grid = &sgrid->g;
 	memset(field, 0, sizeof *field);
 	memset(obs, 0, sizeof *obs);
 	atomic_init(&p->refs, 1);
@@ -94,5 +122,6 @@ void west_published_release(struct west_published *p)
 		return;
 	west_field_free(&p->field);
 	west_obs_set_free(&p->obs);
+	west_shared_grid_release(p->sgrid);
 	free(p);
 }

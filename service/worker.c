@@ -8,8 +8,9 @@
 
 #include "log.h"
 
-/* Solve set on the worker's backend; publish the field or count the error. */
-static void solve(struct west_worker *w, struct west_obs_set *set)
+/* Solve set (the caller's id) on the worker's backend; publish the field
+ * or count the error. */
+static void solve(struct west_worker *w, struct west_obs_set *set, unsigned long long id)
 {
 	char err[WEST_ERRLEN] = "";
 	struct west_field f;
@@ -20,47 +21,86 @@ static void solve(struct west_worker *w, struct west_obs_set *set)
 	pthread_mutex_lock(&w->lock);
 	o = w->opts;
 	pthread_mutex_unlock(&w->lock);
-	st = west_field_init(&f, w->grid, err, sizeof err);
+	st = west_field_init(&f, &w->grid->g, err, sizeof err);
 	if (!st)
 		st = w->be->run(w->state, set, &o, &f, NULL, NULL, err, sizeof err);
-	if (!st && !(p = west_published_new(&f, set)))
+	if (!st && !(p = west_published_new(&f, set, w->grid)))
 		st = west_fail(err, sizeof err, WEST_ERR_NOMEM, "worker: out of memory");
-	if (p)
-		west_store_publish(w->store, p);
-	else
-		west_log(WEST_LOG_ERR, "solve failed: %s", err);
+	if (!p)
+		west_log(WEST_LOG_ERR, "solve of observation set %llu failed: %s", id, err);
+
+	/* Publish under the worker's lock, so that submit's version count
+	 * sees the running solve either before or after, never half-way. */
 	pthread_mutex_lock(&w->lock);
 	if (p) {
+		p->obs_id = id;
+		atomic_fetch_add(&p->refs, 1);  /* for the hook, below */
+		west_store_publish(w->store, p);
 		w->st.solved++;
 		w->st.last_solve_seconds = p->field.report.total_seconds;
 	} else {
 		w->st.failed++;
 		memcpy(w->st.last_error, err, sizeof err);
 	}
+	w->st.running_id = 0;
 	pthread_mutex_unlock(&w->lock);
+
+	if (p && w->hooks.published)
+		w->hooks.published(w->hooks.ctx, p);
+	else if (!p && w->hooks.failed)
+		w->hooks.failed(w->hooks.ctx, id, err);
+	west_published_release(p);    /* the hook's reference */
 	west_field_free(&f);          /* a no-op once published */
 	west_obs_set_free(set);
+}
+
+/* Upload set_grid's request on this thread (the lock held on entry and
+ * exit, released while the backend works). */
+static void change_grid(struct west_worker *w)
+{
+	struct west_shared_grid *g = w->new_grid;
+	char err[WEST_ERRLEN] = "", err2[WEST_ERRLEN];
+	enum west_status st;
+
+	pthread_mutex_unlock(&w->lock);
+	st = w->be->upload_terrain(w->state, &g->g, err, sizeof err);
+	if (st && w->be->upload_terrain(w->state, &w->grid->g, err2, sizeof err2))
+		west_log(WEST_LOG_ERR, "worker: the old grid does not upload again "
+			 "either: %s", err2);
+	pthread_mutex_lock(&w->lock);
+	if (!st) {
+		west_shared_grid_release(w->grid);
+		w->grid = west_shared_grid_hold(g);
+	}
+	w->new_grid_status = st;
+	memcpy(w->new_grid_err, err, sizeof err);
+	w->new_grid = NULL;
+	pthread_cond_broadcast(&w->idle);
 }
 
 static void *loop(void *arg)
 {
 	struct west_worker *w = arg;
 	struct west_obs_set set;
+	unsigned long long id;
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->stop && !w->st.pending_id)
+		while (!w->stop && !w->st.pending_id && !w->new_grid)
 			pthread_cond_wait(&w->wake, &w->lock);
 		if (w->stop)
 			break;
+		if (w->new_grid) {
+			change_grid(w);
+			continue;
+		}
 		set = w->pending;
 		memset(&w->pending, 0, sizeof w->pending);
-		w->st.running_id = w->st.pending_id;
+		id = w->st.running_id = w->st.pending_id;
 		w->st.pending_id = 0;
 		pthread_mutex_unlock(&w->lock);
-		solve(w, &set);
+		solve(w, &set, id);
 		pthread_mutex_lock(&w->lock);
-		w->st.running_id = 0;
 		pthread_cond_broadcast(&w->idle);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -68,19 +108,24 @@ static void *loop(void *arg)
 }
 
 enum west_status west_worker_start(struct west_worker *w, const struct west_backend *be,
-				   void *state, const struct west_grid *g,
+				   void *state, struct west_shared_grid *g,
 				   const struct west_solve_opts *o, struct west_store *store,
+				   const struct west_worker_hooks *hooks,
 				   char *err, size_t errlen)
 {
 	int rc;
 
 	memset(w, 0, sizeof *w);
-	w->be = be, w->state = state, w->grid = g, w->store = store, w->opts = *o;
+	w->be = be, w->state = state, w->store = store, w->opts = *o;
+	if (hooks)
+		w->hooks = *hooks;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	pthread_cond_init(&w->idle, NULL);
+	w->grid = west_shared_grid_hold(g);
 	rc = pthread_create(&w->thread, NULL, loop, w);
 	if (rc) {
+		west_shared_grid_release(w->grid);
 		pthread_cond_destroy(&w->idle);
 		pthread_cond_destroy(&w->wake);
 		pthread_mutex_destroy(&w->lock);
@@ -103,11 +148,13 @@ static unsigned long long drop_pending(struct west_worker *w)
 }
 
 unsigned long long west_worker_submit(struct west_worker *w, struct west_obs_set *set,
-				      unsigned long long id)
+				      unsigned long long id, unsigned long long *version)
 {
 	unsigned long long old;
 
 	pthread_mutex_lock(&w->lock);
+	if (version)
+		*version = west_store_version(w->store) + (w->st.running_id ? 2 : 1);
 	old = drop_pending(w);
 	w->pending = *set;
 	w->st.pending_id = id;
@@ -116,6 +163,26 @@ unsigned long long west_worker_submit(struct west_worker *w, struct west_obs_set
 	pthread_mutex_unlock(&w->lock);
 	memset(set, 0, sizeof *set);
 	return old;
+}
+
+enum west_status west_worker_set_grid(struct west_worker *w, struct west_shared_grid *g,
+				      char *err, size_t errlen)
+{
+	enum west_status st;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->new_grid)     /* another reload's request */
+		pthread_cond_wait(&w->idle, &w->lock);
+	drop_pending(w);
+	w->new_grid = g;
+	pthread_cond_signal(&w->wake);
+	while (w->new_grid == g)
+		pthread_cond_wait(&w->idle, &w->lock);
+	st = w->new_grid_status;
+	if (st)
+		west_fail(err, errlen, st, "%s", w->new_grid_err);
+	pthread_mutex_unlock(&w->lock);
+	return st;
 }
 
 void west_worker_set_opts(struct west_worker *w, const struct west_solve_opts *o)
@@ -148,6 +215,7 @@ void west_worker_stop(struct west_worker *w)
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	west_shared_grid_release(w->grid);
 	pthread_cond_destroy(&w->idle);
 	pthread_cond_destroy(&w->wake);
 	pthread_mutex_destroy(&w->lock);

@@ -11,8 +11,21 @@
  * newest set.  A solve that fails publishes nothing: the previous field
  * keeps being served, and the error is counted and kept for /v1/status.
  *
- * The backend state, the grid and the store must outlive the worker.  All
- * functions but start may be called from any thread.
+ * Versions: submit says which field version the set will be published
+ * as, if every solve before it succeeds (a failed solve publishes nothing,
+ * so later sets come out one version earlier) and no newer submit
+ * supersedes it (the newer set then takes that version).
+ *
+ * Grid: the worker holds a reference on the grid it solves on and gives
+ * one to each field it publishes.  west_worker_set_grid (a terrain reload)
+ * uploads a new grid on the worker's thread, between two solves.
+ *
+ * Hooks, called on the worker's thread outside its locks: published after
+ * each publish (the snapshot writer, metrics, readiness), failed after
+ * each failed solve.  Either may be NULL.
+ *
+ * The backend state and the store must outlive the worker.  All functions
+ * but start may be called from any thread.
  */
 #ifndef WEST_WORKER_H
 #define WEST_WORKER_H
@@ -30,33 +43,54 @@ struct west_worker_stats {
 	char last_error[WEST_ERRLEN];               /* "" until a solve fails */
 };
 
+struct west_worker_hooks {
+	void (*published)(void *ctx, struct west_published *p);
+	void (*failed)(void *ctx, unsigned long long id, const char *err);
+	void *ctx;
+};
+
 struct west_worker {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake, idle;
 	const struct west_backend *be;
 	void *state;
-	const struct west_grid *grid;
+	struct west_shared_grid *grid;       /* one reference */
 	struct west_store *store;
 	struct west_solve_opts opts;
+	struct west_worker_hooks hooks;
 	struct west_obs_set pending;
+	struct west_shared_grid *new_grid;   /* set_grid's request, until done */
+	enum west_status new_grid_status;
+	char new_grid_err[WEST_ERRLEN];
 	int stop;
 	struct west_worker_stats st;
 };
 
-/* Start the thread; be must have state with g's terrain uploaded. */
+/* Start the thread; be must have state with g's terrain uploaded.  The
+ * worker takes a reference on g; hooks may be NULL. */
 enum west_status west_worker_start(struct west_worker *w, const struct west_backend *be,
-				   void *state, const struct west_grid *g,
+				   void *state, struct west_shared_grid *g,
 				   const struct west_solve_opts *o, struct west_store *store,
+				   const struct west_worker_hooks *hooks,
 				   char *err, size_t errlen);
 
 /*
  * Queue *set (taken over, zeroed in the caller's hands) under the caller's
  * id (> 0) for a solve; returns the id of the pending set it superseded,
- * or 0.
+ * or 0.  *version (when not NULL) gets the version the set will be
+ * published as (see above).
  */
 unsigned long long west_worker_submit(struct west_worker *w, struct west_obs_set *set,
-				      unsigned long long id);
+				      unsigned long long id, unsigned long long *version);
+/*
+ * Solve on g from now on: waits for the running solve, drops the pending
+ * set (superseded: it was checked against the old grid) and uploads g on
+ * the worker's thread.  On failure the old grid is uploaded again and
+ * kept, and err says why.
+ */
+enum west_status west_worker_set_grid(struct west_worker *w, struct west_shared_grid *g,
+				      char *err, size_t errlen);
 
 /* Solve options for the solves that start from now on (config reload). */
 void west_worker_set_opts(struct west_worker *w, const struct west_solve_opts *o);

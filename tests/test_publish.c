@@ -12,16 +12,19 @@
 #include "model_fixture.h"
 #include "publish.h"
 
-static struct west_grid grid;
+static struct west_shared_grid *sgrid;
 
 static void setup(void)
 {
-	fix_grid(&grid, 6, 5, 100.0, 4, 10.0, 0.0, 1.0);
+	struct west_grid g;
+
+	fix_grid(&g, 6, 5, 100.0, 4, 10.0, 0.0, 1.0);
+	cr_assert_not_null(sgrid = west_shared_grid_new(&g));
 }
 
 static void teardown(void)
 {
-	west_grid_free(&grid);
+	west_shared_grid_release(sgrid);
 }
 
 /* A field whose every u, v, w face holds `value`, from a set of
@@ -32,16 +35,16 @@ static struct west_published *filled(float value, size_t stations)
 	struct west_obs_set obs = { 0 };
 	char err[WEST_ERRLEN];
 
-	cr_assert_eq(west_field_init(&f, &grid, err, sizeof err), WEST_OK, "%s", err);
-	for (size_t i = 0; i < west_grid_nxfaces(&grid); i++)
+	cr_assert_eq(west_field_init(&f, &sgrid->g, err, sizeof err), WEST_OK, "%s", err);
+	for (size_t i = 0; i < west_grid_nxfaces(&sgrid->g); i++)
 		f.u[i] = value;
-	for (size_t i = 0; i < west_grid_nyfaces(&grid); i++)
+	for (size_t i = 0; i < west_grid_nyfaces(&sgrid->g); i++)
 		f.v[i] = value;
-	for (size_t i = 0; i < west_grid_nzfaces(&grid); i++)
+	for (size_t i = 0; i < west_grid_nzfaces(&sgrid->g); i++)
 		f.w[i] = value;
 	for (size_t s = 0; s < stations; s++)
 		fix_obs(&obs, "S", 100.0, 100.0, 10.0, value, 270.0, 3);
-	struct west_published *p = west_published_new(&f, &obs);
+	struct west_published *p = west_published_new(&f, &obs, sgrid);
 	cr_assert_not_null(p);
 	cr_assert_null(f.u, "the entry owns the field now");
 	return p;
@@ -52,10 +55,10 @@ static struct west_published *filled(float value, size_t stations)
 static int consistent(const struct west_published *p)
 {
 	float v0 = p->field.u[0];
-	for (size_t i = 0; i < west_grid_nxfaces(&grid); i++)
+	for (size_t i = 0; i < west_grid_nxfaces(&sgrid->g); i++)
 		if (p->field.u[i] != v0)
 			return 0;
-	for (size_t i = 0; i < west_grid_nzfaces(&grid); i++)
+	for (size_t i = 0; i < west_grid_nzfaces(&sgrid->g); i++)
 		if (p->field.w[i] != v0)
 			return 0;
 	return p->obs.n == (size_t)v0 % 3 + 1;

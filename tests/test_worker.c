@@ -8,10 +8,36 @@
 #include "model_fixture.h"
 #include "worker.h"
 
-static struct west_grid grid;
+static struct west_shared_grid *sgrid;
 static struct west_store store;
 static void *state;
 static struct west_worker worker;
+
+/* What the hooks saw (the worker's thread writes, the test reads after
+ * wait_idle or stop). */
+static struct {
+	unsigned long long published, last_version, last_obs_id;
+	unsigned long long failed, failed_id;
+	char failed_err[WEST_ERRLEN];
+} seen;
+
+static void on_published(void *ctx, struct west_published *p)
+{
+	cr_assert_eq(ctx, &seen);
+	seen.published++;
+	seen.last_version = p->version;
+	seen.last_obs_id = p->obs_id;
+}
+
+static void on_failed(void *ctx, unsigned long long id, const char *err)
+{
+	cr_assert_eq(ctx, &seen);
+	seen.failed++;
+	seen.failed_id = id;
+	snprintf(seen.failed_err, sizeof seen.failed_err, "%s", err);
+}
+
+static const struct west_worker_hooks hooks = { on_published, on_failed, &seen };
 
 /* A hill grid and a running worker on the CPU backend; `iterations` per
  * solve (tolerance 0: every solve does them all). */
@@ -20,14 +46,18 @@ static void start(long iterations)
 	struct west_solve_opts o;
 	char err[WEST_ERRLEN];
 
-	fix_grid(&grid, 40, 36, 50.0, 12, 15.0, 60.0, 400.0);
+	struct west_grid g;
+
+	memset(&seen, 0, sizeof seen);
+	fix_grid(&g, 40, 36, 50.0, 12, 15.0, 60.0, 400.0);
+	cr_assert_not_null(sgrid = west_shared_grid_new(&g));
 	fix_opts(&o, iterations, 0.0, 1.25, WEST_INDEXING_COMPACT);
 	west_store_init(&store);
 	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(west_backend_cpu.upload_terrain(state, &grid, err, sizeof err), WEST_OK,
+	cr_assert_eq(west_backend_cpu.upload_terrain(state, &sgrid->g, err, sizeof err), WEST_OK,
 		     "%s", err);
-	cr_assert_eq(west_worker_start(&worker, &west_backend_cpu, state, &grid, &o, &store,
-				       err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_worker_start(&worker, &west_backend_cpu, state, sgrid, &o, &store,
+				       &hooks, err, sizeof err), WEST_OK, "%s", err);
 }
 
 static void finish(void)
@@ -35,7 +65,7 @@ static void finish(void)
 	west_worker_stop(&worker);
 	west_store_free(&store);
 	west_backend_cpu.free(state);
-	west_grid_free(&grid);
+	west_shared_grid_release(sgrid);
 }
 
 /* A one-station set blowing `speed` m/s from the west. */
@@ -52,7 +82,7 @@ Test(worker, submit_publishes_the_solved_set)
 	struct west_worker_stats s;
 
 	start(20);
-	cr_assert_eq(west_worker_submit(&worker, &set, 7), 0);
+	cr_assert_eq(west_worker_submit(&worker, &set, 7, NULL), 0);
 	cr_assert_null(set.obs, "the worker owns the set");
 	west_worker_wait_idle(&worker);
 	west_worker_stats(&worker, &s);
@@ -79,7 +109,7 @@ Test(worker, burst_coalesces_onto_the_newest_set)
 	start(200);
 	for (int i = 1; i <= N; i++) {
 		struct west_obs_set set = one_station(1.0 + i);
-		superseded += west_worker_submit(&worker, &set, (unsigned long long)i) != 0;
+		superseded += west_worker_submit(&worker, &set, (unsigned long long)i, NULL) != 0;
 	}
 	west_worker_wait_idle(&worker);
 	west_worker_stats(&worker, &s);
@@ -103,14 +133,14 @@ Test(worker, failed_solve_publishes_nothing)
 	struct west_worker_stats s;
 
 	start(10);
-	west_worker_submit(&worker, &empty, 1);
+	west_worker_submit(&worker, &empty, 1, NULL);
 	west_worker_wait_idle(&worker);
 	west_worker_stats(&worker, &s);
 	cr_expect_eq(s.failed, 1);
 	cr_expect(strstr(s.last_error, "no observations") != NULL, "last error: %s",
 		  s.last_error);
 	cr_expect_null(west_store_acquire(&store), "nothing published");
-	west_worker_submit(&worker, &good, 2);
+	west_worker_submit(&worker, &good, 2, NULL);
 	west_worker_wait_idle(&worker);
 	west_worker_stats(&worker, &s);
 	cr_expect_eq(s.solved, 1);
@@ -124,11 +154,11 @@ Test(worker, stop_with_a_solve_running_and_one_pending)
 	struct west_worker_stats s;
 
 	start(3000);
-	west_worker_submit(&worker, &a, 1);
+	west_worker_submit(&worker, &a, 1, NULL);
 	do
 		west_worker_stats(&worker, &s);
 	while (s.running_id != 1);
-	west_worker_submit(&worker, &b, 2);
+	west_worker_submit(&worker, &b, 2, NULL);
 	west_worker_stop(&worker);
 	/* the running solve finished and was published; b was dropped */
 	cr_expect_eq(worker.st.solved, 1);
@@ -137,5 +167,76 @@ Test(worker, stop_with_a_solve_running_and_one_pending)
 	cr_expect_eq(west_store_version(&store), 1);
 	west_store_free(&store);
 	west_backend_cpu.free(state);
-	west_grid_free(&grid);
+	west_shared_grid_release(sgrid);
+}
+
+Test(worker, submit_says_the_version_and_hooks_see_each_publish)
+{
+	struct west_obs_set a = one_station(3.0), b = one_station(5.0),
+			    c = one_station(7.0), bad = { 0 };
+	unsigned long long v;
+	struct west_worker_stats s;
+
+	start(3000);
+	west_worker_submit(&worker, &a, 11, &v);
+	cr_expect_eq(v, 1, "idle: the next version");
+	do
+		west_worker_stats(&worker, &s);
+	while (s.running_id != 11);
+	west_worker_submit(&worker, &b, 12, &v);
+	cr_expect_eq(v, 2, "behind the running solve");
+	cr_expect_eq(west_worker_submit(&worker, &c, 13, &v), 12);
+	cr_expect_eq(v, 2, "the superseding set takes its version");
+	west_worker_wait_idle(&worker);
+	cr_expect_eq(seen.published, 2);
+	cr_expect_eq(seen.last_version, 2);
+	cr_expect_eq(seen.last_obs_id, 13);
+	struct west_published *p = west_store_acquire(&store);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->version, 2);
+	cr_expect_eq(p->obs_id, 13);
+	cr_expect_eq(p->obs.obs[0].speed, 7.0);
+	west_published_release(p);
+
+	west_worker_submit(&worker, &bad, 14, &v);
+	cr_expect_eq(v, 3);
+	west_worker_wait_idle(&worker);
+	cr_expect_eq(seen.failed, 1);
+	cr_expect_eq(seen.failed_id, 14);
+	cr_expect(strstr(seen.failed_err, "no observations") != NULL, "%s", seen.failed_err);
+	cr_expect_eq(seen.published, 2);
+	finish();
+}
+
+Test(worker, set_grid_solves_on_the_new_grid_while_old_fields_live_on)
+{
+	struct west_obs_set a = one_station(4.0), b = one_station(4.0);
+	struct west_grid g;
+	struct west_shared_grid *g2;
+	char err[WEST_ERRLEN];
+
+	start(10);
+	west_worker_submit(&worker, &a, 1, NULL);
+	west_worker_wait_idle(&worker);
+	struct west_published *old = west_store_acquire(&store);
+	cr_assert_not_null(old);
+
+	fix_grid(&g, 24, 20, 80.0, 8, 20.0, 60.0, 300.0);
+	cr_assert_not_null(g2 = west_shared_grid_new(&g));
+	cr_assert_eq(west_worker_set_grid(&worker, g2, err, sizeof err), WEST_OK, "%s", err);
+	west_shared_grid_release(g2);     /* the worker holds its own */
+	west_worker_submit(&worker, &b, 2, NULL);
+	west_worker_wait_idle(&worker);
+	struct west_published *p = west_store_acquire(&store);
+	cr_assert_not_null(p);
+	cr_expect_eq(p->version, 2);
+	cr_expect_eq(p->grid->nx, 24);
+	cr_expect_eq(p->field.nx, 24);
+	cr_expect_eq(p->field.nz, 8);
+	cr_expect_eq(old->grid->nx, 40, "the old field keeps its grid");
+	cr_expect_eq(old->field.nx, 40);
+	west_published_release(p);
+	finish();
+	cr_expect_eq(old->grid->dx, 50.0, "still readable after the worker stopped");
+	west_published_release(old);
 }
