@@ -141,6 +141,63 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_CHECK_INTERVAL] = {
 		"check_interval", CONF_LONG, FIELD(check_interval), 1, 1000000, 0,
 		NULL, "20", 1, "iterations between two convergence checks" },
+	[WEST_CONF_LISTEN] = {
+		"listen", CONF_STRING, FIELD(listen), 0, 0, 0, NULL,
+		"127.0.0.1:8080", 0, "HTTP address HOST:PORT ([V6]:PORT)" },
+	[WEST_CONF_HTTP_THREADS] = {
+		"http_threads", CONF_LONG, FIELD(http_threads), 1, 256, 0, NULL, "4",
+		0, "HTTP thread pool size" },
+	[WEST_CONF_MAX_CONNECTIONS] = {
+		"max_connections", CONF_LONG, FIELD(max_connections), 1, 100000, 0,
+		NULL, "1024", 0, "open HTTP connections, all clients together" },
+	[WEST_CONF_PER_IP_CONNECTIONS] = {
+		"per_ip_connections", CONF_LONG, FIELD(per_ip_connections), 0,
+		100000, 0, NULL, "128", 0,
+		"open HTTP connections per client address (0 = no limit)" },
+	[WEST_CONF_CONNECTION_TIMEOUT] = {
+		"connection_timeout", CONF_LONG, FIELD(connection_timeout), 1, 3600,
+		0, NULL, "30", 0, "s of inactivity before a connection is closed" },
+	[WEST_CONF_MAX_BODY_BYTES] = {
+		"max_body_bytes", CONF_LLONG, FIELD(max_body_bytes), 1024,
+		1073741824.0, 0, NULL, "8388608", 1,
+		"larger request bodies are refused (413)" },
+	[WEST_CONF_MAX_RESPONSE_CELLS] = {
+		"max_response_cells", CONF_LLONG, FIELD(max_response_cells), 1,
+		1e10, 0, NULL, "1000000", 1,
+		"larger area/cube/slice answers are refused (413)" },
+	[WEST_CONF_API_TOKEN] = {
+		"api_token", CONF_STRING, FIELD(api_token), 0, 0, 0, NULL, "", 1,
+		"bearer token for writes (empty = none)" },
+	[WEST_CONF_API_TOKEN_FILE] = {
+		"api_token_file", CONF_STRING, FIELD(api_token_file), 0, 0, 0, NULL,
+		"", 1, "file holding the bearer token" },
+	[WEST_CONF_READ_AUTH] = {
+		"read_auth", CONF_ENUM, FIELD(read_auth), 0, 0, 0, yesno_words, "no",
+		1, "reads need the token too" },
+	[WEST_CONF_MAX_FIELD_AGE] = {
+		"max_field_age", CONF_DOUBLE, FIELD(max_field_age), 0, 1e9, 0, NULL,
+		"3600", 1, "s; /readyz fails when the field is older (0 = no limit)" },
+	[WEST_CONF_STATE_DIR] = {
+		"state_dir", CONF_STRING, FIELD(state_dir), 0, 0, 0, NULL,
+		"/var/lib/westd", 0, "persisted observation sets live here" },
+	[WEST_CONF_OBSERVATIONS_KEEP] = {
+		"observations_keep", CONF_LONG, FIELD(observations_keep), 0, 100000000,
+		0, NULL, "1000", 0, "observation sets kept in state_dir (0 = all)" },
+	[WEST_CONF_SPOOL_DIR] = {
+		"spool_dir", CONF_STRING, FIELD(spool_dir), 0, 0, 0, NULL, "", 0,
+		"drop directory for observation files (empty = none)" },
+	[WEST_CONF_SPOOL_SCAN_INTERVAL] = {
+		"spool_scan_interval", CONF_DOUBLE, FIELD(spool_scan_interval), 0,
+		86400, 1, NULL, "10", 1, "s between fallback scans of spool_dir" },
+	[WEST_CONF_SNAPSHOT_DIR] = {
+		"snapshot_dir", CONF_STRING, FIELD(snapshot_dir), 0, 0, 0, NULL, "",
+		0, "NetCDF snapshots go here (empty = none)" },
+	[WEST_CONF_SNAPSHOT_KEEP] = {
+		"snapshot_keep", CONF_LONG, FIELD(snapshot_keep), 1, 1000000, 0, NULL,
+		"24", 1, "newest snapshots kept" },
+	[WEST_CONF_SNAPSHOT_INTERVAL] = {
+		"snapshot_interval", CONF_DOUBLE, FIELD(snapshot_interval), 0, 1e7, 0,
+		NULL, "0", 1, "s between snapshots (0 = after each new field)" },
 };
 
 _Static_assert(sizeof rows / sizeof rows[0] == WEST_CONF_NKEYS,

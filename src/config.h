@@ -51,6 +51,24 @@ enum west_conf_key {
 	WEST_CONF_ETA,
 	WEST_CONF_INDEXING,
 	WEST_CONF_CHECK_INTERVAL,
+	WEST_CONF_LISTEN,
+	WEST_CONF_HTTP_THREADS,
+	WEST_CONF_MAX_CONNECTIONS,
+	WEST_CONF_PER_IP_CONNECTIONS,
+	WEST_CONF_CONNECTION_TIMEOUT,
+	WEST_CONF_MAX_BODY_BYTES,
+	WEST_CONF_MAX_RESPONSE_CELLS,
+	WEST_CONF_API_TOKEN,
+	WEST_CONF_API_TOKEN_FILE,
+	WEST_CONF_READ_AUTH,
+	WEST_CONF_MAX_FIELD_AGE,
+	WEST_CONF_STATE_DIR,
+	WEST_CONF_OBSERVATIONS_KEEP,
+	WEST_CONF_SPOOL_DIR,
+	WEST_CONF_SPOOL_SCAN_INTERVAL,
+	WEST_CONF_SNAPSHOT_DIR,
+	WEST_CONF_SNAPSHOT_KEEP,
+	WEST_CONF_SNAPSHOT_INTERVAL,
 	WEST_CONF_NKEYS
 };
 
@@ -76,6 +94,25 @@ struct west_config {
 	double eta;                         /* (alpha1 / alpha2)^2 */
 	int indexing;                       /* enum west_indexing */
 	long check_interval;                /* iterations between convergence checks */
+	/* the daemon (westd) */
+	char listen[256];                   /* "HOST:PORT", "[V6]:PORT" */
+	long http_threads;                  /* HTTP thread pool size */
+	long max_connections;               /* open connections, all clients */
+	long per_ip_connections;            /* open connections per client IP */
+	long connection_timeout;            /* s of inactivity before a close */
+	long long max_body_bytes;           /* larger request bodies get 413 */
+	long long max_response_cells;       /* larger EDR answers get 413 */
+	char api_token[256];                /* bearer token ("" = none) */
+	char api_token_file[WEST_CONF_PATH_MAX]; /* file holding the token */
+	int read_auth;                      /* 1: reads need the token too */
+	double max_field_age;               /* s; /readyz fails past it; 0 = off */
+	char state_dir[WEST_CONF_PATH_MAX]; /* persisted observation sets */
+	long observations_keep;             /* sets kept in state_dir; 0 = all */
+	char spool_dir[WEST_CONF_PATH_MAX]; /* drop directory ("" = none) */
+	double spool_scan_interval;         /* s between fallback scans */
+	char snapshot_dir[WEST_CONF_PATH_MAX]; /* "" = no snapshots */
+	long snapshot_keep;                 /* newest snapshots kept */
+	double snapshot_interval;           /* s; 0 = after each new field */
 	unsigned char set[WEST_CONF_NKEYS]; /* 1 where a file or --set gave it */
 };
 

@@ -175,13 +175,32 @@ Test(config, table)
 		"levels", "base_altitude", "max_cells", "backend", "log_level",
 		"max_stations", "allow_outside", "land_use", "iterations",
 		"tolerance", "omega", "eta", "indexing", "check_interval",
+		"listen", "http_threads", "max_connections", "per_ip_connections",
+		"connection_timeout", "max_body_bytes", "max_response_cells",
+		"api_token", "api_token_file", "read_auth", "max_field_age",
+		"state_dir", "observations_keep", "spool_dir",
+		"spool_scan_interval", "snapshot_dir", "snapshot_keep",
+		"snapshot_interval",
+	};
+	/* the keys a reload cannot change: those fixed at start (the backend,
+	 * the listening socket and its limits, the directories) */
+	static const int fixed[] = {
+		WEST_CONF_BACKEND, WEST_CONF_LISTEN, WEST_CONF_HTTP_THREADS,
+		WEST_CONF_MAX_CONNECTIONS, WEST_CONF_PER_IP_CONNECTIONS,
+		WEST_CONF_CONNECTION_TIMEOUT, WEST_CONF_STATE_DIR,
+		WEST_CONF_OBSERVATIONS_KEEP, WEST_CONF_SPOOL_DIR,
+		WEST_CONF_SNAPSHOT_DIR,
 	};
 
 	cr_assert_eq(west_config_nkeys(), WEST_CONF_NKEYS);
 	cr_assert_eq(sizeof names / sizeof names[0], WEST_CONF_NKEYS);
 	for (size_t i = 0; i < WEST_CONF_NKEYS; i++) {
 		cr_expect_str_eq(west_config_key_name(i), names[i], "row %zu", i);
-		cr_expect_eq(west_config_key_reloadable(i), i != WEST_CONF_BACKEND,
+		int reloadable = 1;
+		for (size_t f = 0; f < sizeof fixed / sizeof fixed[0]; f++)
+			if ((size_t)fixed[f] == i)
+				reloadable = 0;
+		cr_expect_eq(west_config_key_reloadable(i), reloadable,
 			     "reloadable flag of %s", names[i]);
 	}
 	cr_expect_null(west_config_key_name(WEST_CONF_NKEYS));
