@@ -1,0 +1,178 @@
+/*
+ * api_edr.c: the OGC API - EDR routes (api.h): landing page, conformance,
+ * collections, and the position, area and cube queries answering
+ * CoverageJSON.  The documents are built by edr.c; this file reads the
+ * query parameters and maps errors to statuses: a bad parameter 400, a
+ * point or box the field does not cover 400 (EDR's choice, not 422), an
+ * answer over max_response_cells 413.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api.h"
+#include "edr.h"
+
+#define COVJSON "application/vnd.cov+json"
+
+void api_edr_landing(struct west_req *r)
+{
+	char base[320];
+	west_req_base(r, base, sizeof base);
+	west_reply_json(r, 200, west_edr_landing(base), NULL);
+}
+
+void api_edr_conformance(struct west_req *r)
+{
+	west_reply_json(r, 200, west_edr_conformance(), NULL);
+}
+
+/* The collection documents, with the current field's time when there is
+ * one. */
+static void collection_doc(struct west_req *r, int all)
+{
+	struct west_published *p = west_store_acquire(&r->d->store);
+	const struct west_grid *g = p ? p->grid : &r->d->grid->g;
+	const struct west_field *f = p ? &p->field : NULL;
+	char base[320];
+
+	west_req_base(r, base, sizeof base);
+	west_reply_json(r, 200, all ? west_edr_collections(base, g, f)
+				    : west_edr_collection(base, g, f), NULL);
+	west_published_release(p);
+}
+
+void api_edr_collections(struct west_req *r)
+{
+	collection_doc(r, 1);
+}
+
+void api_edr_collection(struct west_req *r)
+{
+	collection_doc(r, 0);
+}
+
+/* The parameters every query shares: f, z, zref, parameter-name. */
+struct edr_args {
+	double z[WEST_EDR_MAX_Z];
+	size_t nz;
+	enum west_zref zref;
+	unsigned params;
+};
+
+static int common_args(struct west_req *r, struct edr_args *a)
+{
+	const char *f = west_req_arg(r, "f"), *z = west_req_arg(r, "z");
+	char err[WEST_ERRLEN];
+
+	if (f && strcasecmp(f, "CoverageJSON") && strcasecmp(f, "covjson")) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+				   "f: '%.40s' is not an output format here (CoverageJSON)", f);
+		return 0;
+	}
+	if (!api_arg_zref(r, &a->zref))
+		return 0;
+	a->nz = 0;
+	if ((z && west_edr_parse_z(z, a->z, WEST_EDR_MAX_Z, &a->nz, err, sizeof err)) ||
+	    west_edr_parse_parameters(west_req_arg(r, "parameter-name"), &a->params, err,
+				      sizeof err)) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+		return 0;
+	}
+	return 1;
+}
+
+/* The answer of a covjson builder: st, out and err to a reply. */
+static void covjson_reply(struct west_req *r, enum west_status st, json_t *out,
+			  const char *err)
+{
+	if (!st)
+		west_reply_json(r, 200, out, COVJSON);
+	else if (st == WEST_ERR_UNSUPPORTED)
+		west_reply_problem(r, 413, "too-many-cells", "Content Too Large", "%s", err);
+	else if (st == WEST_ERR_INVALID)
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+	else
+		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "%s", err);
+}
+
+/* Required parameter name, or a 400. */
+static const char *required(struct west_req *r, const char *name)
+{
+	const char *s = west_req_arg(r, name);
+	if (!s || !s[0])
+		west_reply_problem(r, 400, "missing-parameter", "Bad Request",
+				   "query parameter %s is required", name);
+	return s && s[0] ? s : NULL;
+}
+
+void api_edr_position(struct west_req *r)
+{
+	struct edr_args *a = malloc(sizeof *a);
+	struct west_published *p = NULL;
+	const char *coords;
+	char err[WEST_ERRLEN];
+	double x, y;
+	json_t *out = NULL;
+
+	if (!a) {
+		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "out of memory");
+		return;
+	}
+	if ((coords = required(r, "coords")) && common_args(r, a)) {
+		if (west_edr_parse_point(coords, &x, &y, err, sizeof err))
+			west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+		else if ((p = api_field(r)))
+			covjson_reply(r, west_covjson_position(p->grid, &p->field, x, y, a->z, a->nz,
+							       a->zref, a->params, &out, err,
+							       sizeof err), out, err);
+	}
+	west_published_release(p);
+	free(a);
+}
+
+/* area (polygon) and cube (bbox) */
+static void grid_query(struct west_req *r, int area)
+{
+	struct edr_args *a = malloc(sizeof *a);
+	struct west_polygon poly = { 0 };
+	struct west_published *p = NULL;
+	const char *s;
+	char err[WEST_ERRLEN];
+	double bbox[4];
+	json_t *out = NULL;
+	enum west_status st;
+
+	if (!a) {
+		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "out of memory");
+		return;
+	}
+	if (!(s = required(r, area ? "coords" : "bbox")) || !common_args(r, a))
+		goto out;
+	st = area ? west_edr_parse_polygon(s, &poly, err, sizeof err)
+		  : west_edr_parse_bbox(s, bbox, err, sizeof err);
+	if (st) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+		goto out;
+	}
+	if (!(p = api_field(r)))
+		goto out;
+	st = west_covjson_cube(p->grid, &p->field, area ? NULL : bbox, area ? &poly : NULL,
+			       a->z, a->nz, a->zref, a->params,
+			       (size_t)r->live.max_response_cells, &out, err, sizeof err);
+	covjson_reply(r, st, out, err);
+out:
+	west_published_release(p);
+	west_polygon_free(&poly);
+	free(a);
+}
+
+void api_edr_area(struct west_req *r)
+{
+	grid_query(r, 1);
+}
+
+void api_edr_cube(struct west_req *r)
+{
+	grid_query(r, 0);
+}

@@ -1,0 +1,453 @@
+/*
+ * http.c: the HTTP server and request plumbing of http.h.
+ */
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "log.h"
+
+/* ------------------------------------------------------------- answers */
+
+void west_req_add_header(struct west_req *r, const char *name, const char *value)
+{
+	if (r->nhdr == (int)(sizeof r->hdr / sizeof r->hdr[0]))
+		return;
+	snprintf(r->hdr[r->nhdr].name, sizeof r->hdr[0].name, "%s", name);
+	snprintf(r->hdr[r->nhdr].value, sizeof r->hdr[0].value, "%s", value);
+	r->nhdr++;
+}
+
+/* Queue resp (destroyed here) with the pending headers. */
+static void queue(struct west_req *r, unsigned status, struct MHD_Response *resp)
+{
+	if (!resp) {
+		west_log(WEST_LOG_ERR, "http: out of memory for an answer to %s", r->url);
+		r->status = 500;
+		return;
+	}
+	for (int i = 0; i < r->nhdr; i++)
+		MHD_add_response_header(resp, r->hdr[i].name, r->hdr[i].value);
+	r->nhdr = 0;
+	if (MHD_queue_response(r->conn, status, resp) == MHD_YES)
+		r->status = status;
+	MHD_destroy_response(resp);
+}
+
+void west_reply_text(struct west_req *r, unsigned status, const char *content_type,
+		     char *text, size_t len)
+{
+	struct MHD_Response *resp;
+
+	if (r->head) {       /* same headers, Content-Length of the body */
+		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+		free(text);
+	} else {
+		resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(text);
+	}
+	if (resp && content_type)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	queue(r, status, resp);
+}
+
+void west_reply_json(struct west_req *r, unsigned status, json_t *json,
+		     const char *content_type)
+{
+	char *text = json ? json_dumps(json, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+	size_t len;
+
+	json_decref(json);
+	if (!text) {
+		west_log(WEST_LOG_ERR, "http: cannot build the JSON answer to %s", r->url);
+		text = strdup("{\"type\":\"about:blank\",\"title\":\"Internal Server Error\","
+			      "\"status\":500,\"detail\":\"out of memory\"}");
+		status = 500;
+		content_type = "application/problem+json";
+		if (!text) {
+			queue(r, 500, NULL);
+			return;
+		}
+	}
+	len = strlen(text);
+	text[len] = '\0';
+	west_reply_text(r, status, content_type ? content_type : "application/json", text,
+			len);
+}
+
+void west_reply_problem(struct west_req *r, unsigned status, const char *type,
+			const char *title, const char *fmt, ...)
+{
+	char detail[WEST_ERRLEN + 256], typeuri[128];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof detail, fmt, ap);
+	va_end(ap);
+	snprintf(typeuri, sizeof typeuri, "https://westd.invalid/problems/%s", type);
+	if (status == 401)
+		west_req_add_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+				    "Bearer realm=\"westd\"");
+	west_reply_json(r, status,
+			json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", typeuri, "title", title,
+				  "status", (int)status, "detail", detail, "instance", r->url),
+			"application/problem+json");
+}
+
+void west_reply_file(struct west_req *r, int fd, size_t size, const char *content_type,
+		     const char *filename)
+{
+	char disp[160];
+	struct MHD_Response *resp;
+
+	if (r->head) {
+		close(fd);
+		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	} else {
+		resp = MHD_create_response_from_fd(size, fd);
+		if (!resp)
+			close(fd);
+	}
+	if (resp) {
+		snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", filename);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
+	}
+	queue(r, 200, resp);
+}
+
+/* -------------------------------------------------------------- requests */
+
+const char *west_req_arg(struct west_req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+const char *west_req_header(struct west_req *r, const char *name)
+{
+	return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+void west_req_base(struct west_req *r, char *buf, size_t size)
+{
+	const char *host = west_req_header(r, MHD_HTTP_HEADER_HOST);
+	/* a Host that could break out of a URL or a header is not echoed */
+	if (!host || !host[0] || strlen(host) > 255 ||
+	    host[strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789.-:[]_")])
+		host = r->d->conf.listen;
+	snprintf(buf, size, "http://%s", host);
+}
+
+/* 1 when one entity tag of the If-None-Match list is tag (or "*"). */
+static int tag_listed(const char *list, const char *tag)
+{
+	size_t n = strlen(tag);
+	for (const char *p = list; *p;) {
+		p += strspn(p, " \t,");
+		if (*p == '*')
+			return 1;
+		if (strncmp(p, "W/", 2) == 0)
+			p += 2;
+		if (strncmp(p, tag, n) == 0 && (p[n] == '\0' || strchr(" \t,", p[n])))
+			return 1;
+		p += strcspn(p, ",");
+	}
+	return 0;
+}
+
+int west_req_etag(struct west_req *r, unsigned long long version)
+{
+	char tag[32];
+	const char *inm = west_req_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
+
+	snprintf(tag, sizeof tag, "\"v%llu\"", version);
+	west_req_add_header(r, MHD_HTTP_HEADER_ETAG, tag);
+	west_req_add_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	if (!inm || !tag_listed(inm, tag))
+		return 0;
+	queue(r, 304, MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT));
+	return 1;
+}
+
+int west_token_equal(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	unsigned char diff = (unsigned char)(na != nb);
+	/* walk the expected token's length whatever the given one's */
+	for (size_t i = 0; i < nb; i++)
+		diff |= (unsigned char)(b[i] ^ (i < na ? a[i] : 0));
+	return diff == 0;
+}
+
+/* 1 when r may go on; else it has its 401. */
+static int authorized(struct west_req *r, int write, int open)
+{
+	const char *h;
+
+	if (!r->live.token[0] || open || (!write && !r->live.read_auth))
+		return 1;
+	h = west_req_header(r, MHD_HTTP_HEADER_AUTHORIZATION);
+	if (!h) {
+		west_reply_problem(r, 401, "unauthorized", "Unauthorized",
+				   "this request needs an Authorization: Bearer token");
+		return 0;
+	}
+	if (strncasecmp(h, "Bearer ", 7) || !west_token_equal(h + 7 + strspn(h + 7, " "),
+							     r->live.token)) {
+		west_reply_problem(r, 401, "unauthorized", "Unauthorized",
+				   "the Authorization header does not carry the right "
+				   "Bearer token");
+		return 0;
+	}
+	return 1;
+}
+
+/* ------------------------------------------------------------- dispatch */
+
+/* The route of url, and its {name} argument. */
+static const struct west_route_def *find_route(const struct west_http *h, const char *url,
+					       const char **arg)
+{
+	for (size_t i = 0; i < h->nroutes; i++) {
+		const char *p = h->routes[i].path;
+		size_t n = strlen(p);
+		*arg = NULL;
+		if (n && p[n - 1] == '*') {
+			if (strncmp(url, p, n - 1) == 0 && url[n - 1]) {
+				*arg = url + n - 1;
+				return &h->routes[i];
+			}
+		} else if (strcmp(url, p) == 0) {
+			return &h->routes[i];
+		}
+	}
+	return NULL;
+}
+
+static void dispatch(struct west_http *h, struct west_req *r)
+{
+	const struct west_route_def *rt = find_route(h, r->url, &r->path_arg);
+	int get = !strcmp(r->method, "GET") || r->head, post = !strcmp(r->method, "POST");
+	char allow[32];
+
+	if (!rt) {
+		r->route = WEST_ROUTE_OTHER;
+		west_reply_problem(r, 404, "not-found", "Not Found",
+				   "no resource at %s (GET / lists the API)", r->url);
+		return;
+	}
+	r->route = rt->route;
+	if (!((get && rt->get) || (post && rt->post))) {
+		snprintf(allow, sizeof allow, "%s%s%s", rt->get ? "GET, HEAD" : "",
+			 rt->get && rt->post ? ", " : "", rt->post ? "POST" : "");
+		west_req_add_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+		west_reply_problem(r, 405, "method-not-allowed", "Method Not Allowed",
+				   "%s does not take %s (allowed: %s)", r->url, r->method, allow);
+		return;
+	}
+	if (!authorized(r, post, rt->open))
+		return;
+	if (r->too_large) {
+		west_reply_problem(r, 413, "body-too-large", "Content Too Large",
+				   "the request body is larger than max_body_bytes = %lld bytes",
+				   r->live.max_body_bytes);
+		return;
+	}
+	(post ? rt->post : rt->get)(r);
+	if (!r->status)   /* a handler that forgot to answer is a bug */
+		west_reply_problem(r, 500, "internal", "Internal Server Error",
+				   "no answer was made to %s", r->url);
+}
+
+/* First call: the request context; a body announced too large gets 413 now. */
+static struct west_req *begin(struct west_http *h, struct MHD_Connection *c,
+			      const char *url, const char *method)
+{
+	struct west_req *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->d = h->d, r->conn = c, r->url = url, r->method = method;
+	r->head = !strcmp(method, "HEAD");
+	r->t0 = westd_mono();
+	r->route = WEST_ROUTE_OTHER;
+	westd_live(h->d, &r->live);
+	return r;
+}
+
+static int append(struct west_req *r, const char *data, size_t n)
+{
+	if (r->too_large || r->len + n > (size_t)r->live.max_body_bytes) {
+		r->too_large = 1;
+		return 0;
+	}
+	if (r->len + n + 1 > r->cap) {
+		size_t cap = r->cap ? r->cap : 4096;
+		while (cap < r->len + n + 1)
+			cap *= 2;
+		char *b = realloc(r->body, cap);
+		if (!b)
+			return -1;
+		r->body = b, r->cap = cap;
+	}
+	memcpy(r->body + r->len, data, n);
+	r->len += n;
+	r->body[r->len] = '\0';
+	return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version,
+				  const char *upload, size_t *upload_size, void **ctx)
+{
+	struct west_http *h = cls;
+	struct west_req *r = *ctx;
+	(void)version;
+
+	if (!r) {
+		const char *cl;
+		if (!(*ctx = r = begin(h, c, url, method)))
+			return MHD_NO;
+		cl = west_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)r->live.max_body_bytes) {
+			r->too_large = 1;
+			dispatch(h, r);    /* 413 (or 401/404/405 first) without the body */
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (!r->status && append(r, upload, *upload_size) < 0)
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (!r->status)
+		dispatch(h, r);
+	return MHD_YES;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **ctx,
+			 enum MHD_RequestTerminationCode why)
+{
+	struct west_http *h = cls;
+	struct west_req *r = *ctx;
+	(void)c;
+
+	if (!r)
+		return;
+	if (r->status)
+		west_metrics_http(&h->d->metrics, r->route, r->status, westd_mono() - r->t0);
+	else if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
+		west_log(WEST_LOG_INFO, "http: %s %s: the client timed out", r->method, r->url);
+	free(r->body);
+	free(r);
+	*ctx = NULL;
+}
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	(void)cls;
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	west_log(WEST_LOG_INFO, "http: %s", msg);
+}
+
+/* --------------------------------------------------------------- server */
+
+/* "HOST:PORT" or "[V6]:PORT" -> address. */
+static enum west_status resolve(const char *listen, struct sockaddr_storage *sa,
+				socklen_t *salen, char *err, size_t errlen)
+{
+	char host[256];
+	const char *port, *colon = strrchr(listen, ':');
+	struct addrinfo hints = { 0 }, *ai = NULL;
+	int rc;
+
+	if (!colon || colon == listen || !colon[1] || colon - listen >= (long)sizeof host)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "listen: '%s' is not HOST:PORT or [IPV6]:PORT", listen);
+	port = colon + 1;
+	if (listen[0] == '[' && colon[-1] == ']')
+		snprintf(host, sizeof host, "%.*s", (int)(colon - listen - 2), listen + 1);
+	else
+		snprintf(host, sizeof host, "%.*s", (int)(colon - listen), listen);
+	if (port[strspn(port, "0123456789")] || strlen(port) > 5 || atoi(port) > 65535)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "listen: port '%s' is not a number 0..65535", port);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV | AI_PASSIVE;
+	rc = getaddrinfo(host, port, &hints, &ai);
+	if (rc)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "listen: %s: %s", listen,
+				 gai_strerror(rc));
+	memcpy(sa, ai->ai_addr, ai->ai_addrlen);
+	*salen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return WEST_OK;
+}
+
+enum west_status west_http_start(struct west_http *h, struct westd *d,
+				 const struct west_route_def *routes, size_t nroutes,
+				 char *err, size_t errlen)
+{
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ITC |
+			 MHD_USE_ERROR_LOG;
+	enum west_status st;
+
+	memset(h, 0, sizeof *h);
+	h->d = d, h->routes = routes, h->nroutes = nroutes;
+	st = resolve(d->conf.listen, &sa, &salen, err, errlen);
+	if (st)
+		return st;
+	if (sa.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->mhd = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, h,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)d->conf.http_threads,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)d->conf.max_connections,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)d->conf.per_ip_connections,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)d->conf.connection_timeout,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
+		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+		MHD_OPTION_END);
+	if (!h->mhd)
+		return west_fail(err, errlen, WEST_ERR_IO,
+				 "listen: cannot serve HTTP on %s (address in use, or not "
+				 "this machine's?)", d->conf.listen);
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : 0;
+	return WEST_OK;
+}
+
+void west_http_quiesce(struct west_http *h)
+{
+	if (h->mhd) {
+		int fd = MHD_quiesce_daemon(h->mhd);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+void west_http_stop(struct west_http *h)
+{
+	if (h->mhd)
+		MHD_stop_daemon(h->mhd);
+	h->mhd = NULL;
+}

@@ -1,0 +1,142 @@
+/*
+ * metrics.h: westd's counters and histograms, rendered for GET /metrics in
+ * the Prometheus text exposition format 0.0.4 (DESIGN.md section 5).
+ *
+ * Writers: the HTTP threads (one call per answered request), the compute
+ * worker (solves, superseded sets), the snapshot writer and the ingest
+ * paths (HTTP POST, spool).  Every update is a few relaxed atomic
+ * increments on a struct west_metrics that lives as long as the daemon:
+ * no lock, no allocation, never fails.  A reader renders at any time; it
+ * sees each counter at some value it held during the render (counters are
+ * not read as one snapshot, which Prometheus does not need).
+ *
+ * Units: durations in seconds (double) in the API; inside, durations are
+ * whole nanoseconds (rounded to nearest, negative and NaN taken as 0,
+ * capped at WEST_METRICS_MAX_SECONDS), so a histogram's sum is one
+ * atomic_fetch_add and bucket choice and sum agree on the same value.
+ *
+ * Families (all with # HELP and # TYPE, always, samples as noted):
+ *   westd_http_requests_total{route,code}           counter, pairs seen only
+ *   westd_http_request_duration_seconds{route}      histogram, routes seen only
+ *   westd_observations_received_total{source}       counter
+ *   westd_observations_rejected_total{source,reason} counter
+ *   westd_solves_total{result="ok|failed"}          counter
+ *   westd_solve_duration_seconds                    histogram (ok solves)
+ *   westd_observation_sets_superseded_total         counter
+ *   westd_snapshot_writes_total{result="ok|failed"} counter
+ *   westd_snapshot_write_seconds                    histogram (ok writes)
+ *   westd_field_age_seconds, westd_field_version, westd_queue_depth,
+ *   westd_ready, westd_build_info{version}, westd_backend_info{backend,
+ *   device,solver}, process_start_time_seconds      gauges (from the caller)
+ */
+#ifndef WEST_METRICS_H
+#define WEST_METRICS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The Content-Type of the rendered text. */
+#define WEST_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* Longest duration one observation adds to a histogram's sum (s). */
+#define WEST_METRICS_MAX_SECONDS 1e6
+
+enum west_route {
+	WEST_ROUTE_ROOT, WEST_ROUTE_CONFORMANCE, WEST_ROUTE_COLLECTIONS,
+	WEST_ROUTE_COLLECTION, WEST_ROUTE_POSITION, WEST_ROUTE_AREA,
+	WEST_ROUTE_CUBE, WEST_ROUTE_STATUS, WEST_ROUTE_FIELD, WEST_ROUTE_POINT,
+	WEST_ROUTE_PROFILE, WEST_ROUTE_SLICE, WEST_ROUTE_OBSERVATIONS,
+	WEST_ROUTE_SNAPSHOTS, WEST_ROUTE_SNAPSHOT, WEST_ROUTE_LIVEZ,
+	WEST_ROUTE_READYZ, WEST_ROUTE_METRICS, WEST_ROUTE_OTHER, WEST_NROUTES
+};
+
+enum west_reject {
+	WEST_REJECT_INVALID, WEST_REJECT_TOO_LARGE, WEST_REJECT_MEDIA_TYPE,
+	WEST_REJECT_UNAUTHORIZED, WEST_REJECT_STORAGE, WEST_NREJECTS
+};
+
+enum west_source { WEST_SOURCE_HTTP, WEST_SOURCE_SPOOL, WEST_NSOURCES };
+
+/* The route's label: "/", "/conformance", ..., "/v1/snapshots/{name}",
+ * "other" (also for a value out of range). */
+const char *west_route_label(enum west_route r);
+/* "invalid", "too_large", "unsupported_media_type", "unauthorized",
+ * "storage"; "?" out of range. */
+const char *west_reject_label(enum west_reject why);
+/* "http", "spool"; "?" out of range. */
+const char *west_source_label(enum west_source s);
+
+/* Status codes 100..599 have a slot each; any other is counted as
+ * code="other". */
+#define WEST_METRICS_NCODES 501
+
+/* Upper bounds of the widest histogram, +1 for the +Inf bucket. */
+#define WEST_METRICS_MAXBUCKETS 16
+
+/* Per-bucket (not cumulative) counts; [nb] is (last bound, +Inf). */
+struct west_metrics_hist {
+	atomic_ullong bucket[WEST_METRICS_MAXBUCKETS];
+	atomic_ullong sum_ns;
+};
+
+struct west_metrics {
+	atomic_ullong http[WEST_NROUTES][WEST_METRICS_NCODES]; /* [route][status - 100] */
+	struct west_metrics_hist http_seconds[WEST_NROUTES];
+	atomic_ullong received[WEST_NSOURCES];
+	atomic_ullong rejected[WEST_NSOURCES][WEST_NREJECTS];
+	atomic_ullong solves_ok, solves_failed;
+	struct west_metrics_hist solve_seconds;
+	atomic_ullong superseded;
+	atomic_ullong snapshots_ok, snapshots_failed;
+	struct west_metrics_hist snapshot_seconds;
+};
+
+/* All zero.  A struct that is zero already (static, calloc) needs no init. */
+void west_metrics_init(struct west_metrics *m);
+
+/* One answered request: status 100..599 (others: code="other"), its
+ * duration in s.  A route out of range counts as WEST_ROUTE_OTHER. */
+void west_metrics_http(struct west_metrics *m, enum west_route r, unsigned status,
+		       double seconds);
+/* One observation set accepted from s. */
+void west_metrics_received(struct west_metrics *m, enum west_source s);
+/* One observation set refused (source and reason out of range: ignored). */
+void west_metrics_rejected(struct west_metrics *m, enum west_source s,
+			   enum west_reject why);
+/* One solve; its duration goes to the histogram only when ok. */
+void west_metrics_solve(struct west_metrics *m, int ok, double seconds);
+/* n observation sets replaced by a newer one before being solved. */
+void west_metrics_superseded(struct west_metrics *m, unsigned long long n);
+/* One snapshot write; its duration goes to the histogram only when ok
+ * (as for solves: a failure's time says little about the next write). */
+void west_metrics_snapshot(struct west_metrics *m, int ok, double seconds);
+
+/* Values the caller reads at render time. */
+struct west_metrics_gauges {
+	double field_age_seconds;         /* NaN: no field yet, no sample */
+	unsigned long long field_version; /* 0 before the first field */
+	unsigned long long queue_depth;   /* pending observation sets */
+	int ready;                        /* 1/0 */
+	const char *backend, *device, *solver, *version; /* NULL reads as "" */
+	double start_time_seconds;        /* s since the epoch; NaN: no sample */
+};
+
+/*
+ * The exposition text (malloc'd, NUL-terminated, *len its length without
+ * the NUL when len is not NULL); NULL when out of memory.  g may be NULL:
+ * then the gauge families are left out.  Label values are escaped (\\, \",
+ * \n); within each histogram the buckets are cumulative and the +Inf
+ * bucket equals _count.
+ */
+char *west_metrics_render(const struct west_metrics *m,
+			  const struct west_metrics_gauges *g, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
