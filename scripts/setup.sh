@@ -9,7 +9,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # Build and test dependencies, as Debian 12 packages.
 west_pkgs="gcc libc6-dev make autoconf automake pkgconf libmicrohttpd-dev libjansson-dev
-libnetcdf-dev netcdf-bin libcriterion-dev libcurl4-gnutls-dev python3-netcdf4"
+libnetcdf-dev netcdf-bin libcriterion-dev libcurl4-gnutls-dev curl python3-netcdf4"
 
 say() { printf '%s\n' "$*"; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }

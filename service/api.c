@@ -185,6 +185,15 @@ static json_t *point_json(const struct west_point *pt)
 					   "m/s", "direction", "degrees from north, wind from"));
 }
 
+/* One level of a profile: what differs from level to level. */
+static json_t *level_json(const struct west_point *pt)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "z_agl", num(pt->z_agl),
+			 "z_msl", num(pt->z_msl), "u", num(pt->u), "v", num(pt->v),
+			 "w", num(pt->w), "speed", num(pt->speed),
+			 "direction", num(pt->direction));
+}
+
 static void get_point(struct west_req *r)
 {
 	struct west_published *p;
@@ -233,7 +242,7 @@ static void get_profile(struct west_req *r)
 		json_object_set_new(o, "y", json_real(y));
 		json_object_set_new(o, "ground", num(pts[0].ground));
 		for (size_t k = 0; k < n; k++)
-			json_array_append_new(levels, point_json(&pts[k]));
+			json_array_append_new(levels, level_json(&pts[k]));
 		json_object_set_new(o, "levels", levels);
 		west_reply_json(r, 200, o, NULL);
 	}

@@ -368,8 +368,10 @@ static enum west_status parse_z_repeat(const char *s, const char *p, double *z,
 				 "z '%s' asks for %llu levels: give 1 to %zu", show(s, b), count, max);
 	for (size_t k = 0; k < count; k++)
 		z[k] = start + (double)k * step;
+	if (check_levels(z, (size_t)count, err, errlen))
+		return WEST_ERR_INVALID;
 	*n = (size_t)count;
-	return check_levels(z, *n, err, errlen);
+	return WEST_OK;
 }
 
 enum west_status west_edr_parse_z(const char *s, double *z, size_t max, size_t *n,
@@ -401,8 +403,10 @@ enum west_status west_edr_parse_z(const char *s, double *z, size_t max, size_t *
 	if (!at_end(p))
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "z '%s' must be a value, a comma list or Rn/start/step", show(s, b));
+	if (check_levels(z, k, err, errlen))
+		return WEST_ERR_INVALID;
 	*n = k;
-	return check_levels(z, k, err, errlen);
+	return WEST_OK;
 }
 
 /* The bit of the parameter named by s[0 .. len-1], 0 when unknown. */

@@ -767,6 +767,44 @@ static void kill_writer(pid_t pid)
 		  "the writer ended on its own (status %d): a write failed", status);
 }
 
+static int is_temp_name(const char *name)
+{
+	return name[0] == '.' && strstr(name, ".tmp.") != NULL;
+}
+
+/* Remove the temp files a kill left (the last round's stay for start). */
+static void remove_temp_files(void)
+{
+	DIR *h = opendir(dir);
+	struct dirent *e;
+
+	cr_assert_not_null(h, "%s: %s", dir, strerror(errno));
+	while ((e = readdir(h)) != NULL)
+		if (is_temp_name(e->d_name))
+			cr_assert_eq(unlinkat(dirfd(h), e->d_name, 0), 0, "%s", strerror(errno));
+	closedir(h);
+}
+
+/* Spin until a temp file (".NAME.tmp.XXXXXX") is in dir. */
+static void wait_for_temp_file(void)
+{
+	double limit = now_s() + WAIT_LIMIT_S;
+
+	for (;;) {
+		DIR *h = opendir(dir);
+		struct dirent *e;
+		int seen = 0;
+
+		cr_assert_not_null(h, "%s: %s", dir, strerror(errno));
+		while (!seen && (e = readdir(h)) != NULL)
+			seen = is_temp_name(e->d_name);
+		closedir(h);
+		if (seen)
+			return;
+		cr_assert_lt(now_s(), limit, "the writer never made a temp file");
+	}
+}
+
 /* The snapshot at path reads back whole, with f's values. */
 static void check_intact(const char *path, const struct west_grid *g,
 			 const struct west_field *f, int round)
@@ -811,9 +849,18 @@ Test(snapwriter, kill_9_during_a_write_leaves_the_previous_snapshot_intact, .tim
 	}
 	first = now_s() - t0;
 	for (int round = 0; round < KILLS; round++) {
-		if (round > 0)
+		if (round > 0) {
+			remove_temp_files();   /* so that the next one shows */
 			pid = spawn_writer(path, &g, &f);
-		pause_ms((long)(1000.0 * first * (double)rand_r(&seed) / RAND_MAX) + 1);
+		}
+		/* even rounds: a random moment, mostly late in the write;
+		 * odd rounds: as soon as the temp file shows, so that the kill
+		 * lands in the short disk phase (write, fsync, rename) that
+		 * follows the long build in memory (snapshot.c) */
+		if (round % 2 == 0)
+			pause_ms((long)(1000.0 * first * (0.5 + 0.7 * rand_r(&seed) / RAND_MAX)) + 1);
+		else
+			wait_for_temp_file();
 		kill_writer(pid);
 		check_intact(path, &g, &f, round);
 	}
