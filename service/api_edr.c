@@ -122,10 +122,13 @@ void api_edr_position(struct west_req *r)
 	if ((coords = required(r, "coords")) && common_args(r, a)) {
 		if (west_edr_parse_point(coords, &x, &y, err, sizeof err))
 			west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
-		else if ((p = api_field(r)))
-			covjson_reply(r, west_covjson_position(p->grid, &p->field, x, y, a->z, a->nz,
-							       a->zref, a->params, &out, err,
-							       sizeof err), out, err);
+		else if ((p = api_field(r))) {
+			enum west_status st = west_covjson_position(p->grid, &p->field, x, y,
+								    a->z, a->nz, a->zref,
+								    a->params, &out, err,
+								    sizeof err);
+			covjson_reply(r, st, out, err);
+		}
 	}
 	west_published_release(p);
 	free(a);
