@@ -112,6 +112,12 @@ static void on_failed(void *ctx, unsigned long long id, const char *err)
 	west_sd_notifyf("STATUS=solve of observation set %llu failed: %s", id, err);
 }
 
+static void on_snapshot(void *ctx, int ok, double seconds)
+{
+	struct westd *d = ctx;
+	west_metrics_snapshot(&d->metrics, ok, seconds);
+}
+
 /* ------------------------------------------------------------ live values */
 
 /* The token of c (api_token or the first line of api_token_file). */
@@ -341,6 +347,7 @@ static enum west_status open_outputs(struct westd *d, char *err, size_t errlen)
 					   d->conf.snapshot_interval, &d->store, err, errlen);
 		if (st)
 			return st;
+		west_snapwriter_on_write(&d->snap, on_snapshot, d);
 		d->snap_on = 1;
 	}
 	if (d->conf.spool_dir[0])

@@ -494,7 +494,7 @@ static json_t *url(const char *base, const char *path)
 }
 
 static json_t *make_link(const char *base, const char *path, const char *rel,
-		    const char *type, const char *title)
+			 const char *type, const char *title)
 {
 	return json_pack("{s:o, s:s, s:s, s:s}", "href", url(base, path),
 			 "rel", rel, "type", type, "title", title);

@@ -283,7 +283,11 @@ static double mono_now(void)
 static void record(struct west_snapwriter *sw, const struct west_published *p,
 		   const char *name, double seconds, enum west_status st, const char *err)
 {
+	void (*hook)(void *, int, double);
+	void *ctx;
+
 	pthread_mutex_lock(&sw->lock);
+	hook = sw->on_write, ctx = sw->on_write_ctx;
 	if (st == WEST_OK) {
 		sw->st.written++;
 		sw->st.last_version = p->version;
@@ -293,6 +297,16 @@ static void record(struct west_snapwriter *sw, const struct west_published *p,
 		sw->st.failed++;
 		snprintf(sw->st.last_error, sizeof sw->st.last_error, "%s", err);
 	}
+	pthread_mutex_unlock(&sw->lock);
+	if (hook)
+		hook(ctx, st == WEST_OK, seconds);
+}
+
+void west_snapwriter_on_write(struct west_snapwriter *sw,
+			      void (*fn)(void *ctx, int ok, double seconds), void *ctx)
+{
+	pthread_mutex_lock(&sw->lock);
+	sw->on_write = fn, sw->on_write_ctx = ctx;
 	pthread_mutex_unlock(&sw->lock);
 }
 

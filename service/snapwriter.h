@@ -85,6 +85,8 @@ struct west_snapwriter {
 	double last_check;            /* monotonic s of the last interval check */
 	int stop, pending;
 	struct west_snapwriter_stats st;
+	void (*on_write)(void *ctx, int ok, double seconds); /* see on_write */
+	void *on_write_ctx;
 };
 
 /*
@@ -95,6 +97,11 @@ struct west_snapwriter {
 enum west_status west_snapwriter_start(struct west_snapwriter *sw, const char *dir,
 				       size_t keep, double interval_s,
 				       struct west_store *store, char *err, size_t errlen);
+
+/* Call fn(ctx, ok, seconds) on the writer's thread after each write
+ * attempt (the daemon's metrics); fn NULL: none. */
+void west_snapwriter_on_write(struct west_snapwriter *sw,
+			      void (*fn)(void *ctx, int ok, double seconds), void *ctx);
 
 /* A field was published (any thread; never waits for a write). */
 void west_snapwriter_notify(struct west_snapwriter *sw);

@@ -611,6 +611,25 @@ Test(edr, collection_utm)
 	cr_assert_str_eq(str_at(doc, "extent/temporal/interval/0/1"), VALID_ISO);
 }
 
+/* The central meridian crosses the domain: the north edge's latitude
+ * peaks there, between the corners; the CRS84 box must hold it. */
+Test(edr, collection_utm_meridian_inside)
+{
+	double lon, lat, ytop = g.y0 + g.ny * g.dy;
+
+	set_utm(UTM33_WKT);
+	g.crs.false_easting = g.x0 + 1100.0;
+	doc = west_edr_collection(BASE, &g, &f);
+	cr_assert_not_null(doc);
+	for (double x = g.x0; x <= g.x0 + g.nx * g.dx; x += 50.0) {
+		cr_assert_eq(west_tm_inverse(&g.crs, x, ytop, &lon, &lat, err, sizeof err), WEST_OK);
+		cr_assert(lat <= num_at(doc, "extent/spatial/bbox/0/3"), "x %g: lat %.12g above the box", x, lat);
+		cr_assert(lon >= num_at(doc, "extent/spatial/bbox/0/0") && lon <= num_at(doc, "extent/spatial/bbox/0/2"));
+	}
+	cr_assert_eq(west_tm_inverse(&g.crs, g.crs.false_easting, ytop, &lon, &lat, err, sizeof err), WEST_OK);
+	cr_assert_eq(num_at(doc, "extent/spatial/bbox/0/3"), lat, "the peak is the box's top");
+}
+
 Test(edr, collection_without_field_or_crs)
 {
 	doc = west_edr_collection(BASE, &g, NULL);
@@ -1022,6 +1041,37 @@ Test(edr, cube_edges_and_single_values)
 	cr_assert_eq(west_covjson_cube(&g, &f, all, NULL, &z, 1, WEST_ZREF_AGL, WEST_EDR_U,
 				       1000000, &doc, err, sizeof err), WEST_OK, "%s", err);
 	check_grid(0, g.nx, 0, g.ny, &z, 1, WEST_ZREF_AGL, WEST_EDR_U, NULL);
+}
+
+/* Columns whose centres are inexact doubles (dx 0.3 m): a box whose edges
+ * are two centres, as the answer's own axis gives them, holds exactly
+ * those columns and the ones between, whatever the division rounds to. */
+Test(edr, cube_inexact_centres)
+{
+	double z = 5.0, c[40];
+	size_t checked = 0;
+
+	west_field_free(&f);
+	west_grid_free(&g);
+	fix_grid(&g, 40, 3, 0.3, 3, 10.0, 0.0, 1.0);
+	cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
+	fill();
+	for (size_t i = 0; i < 40; i++)
+		c[i] = g.x0 + ((double)i + 0.5) * g.dx;
+	for (size_t i0 = 0; i0 < 40; i0 += 3)
+		for (size_t i1 = i0; i1 < 40; i1 += 2) {
+			double bbox[4] = { c[i0], g.y0, c[i1], g.y0 + 0.2 };
+			cr_assert_eq(west_covjson_cube(&g, &f, bbox, NULL, &z, 1, WEST_ZREF_AGL,
+						       WEST_EDR_W, 1000000, &doc, err, sizeof err),
+				     WEST_OK, "%s", err);
+			cr_assert_eq(len_at(doc, "domain/axes/x/values"), i1 - i0 + 1,
+				     "box %zu .. %zu", i0, i1);
+			cr_assert_eq(num_at(doc, "domain/axes/x/values/0"), c[i0]);
+			json_decref(doc);
+			doc = NULL;
+			checked++;
+		}
+	cr_assert(checked > 100);
 }
 
 Test(edr, cube_refusals)
