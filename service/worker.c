@@ -4,7 +4,11 @@
  */
 #include "worker.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -83,6 +87,13 @@ static void *loop(void *arg)
 	struct west_worker *w = arg;
 	struct west_obs_set set;
 	unsigned long long id;
+
+	/* Below the HTTP threads: a solve that takes every core must not
+	 * starve the readers.  Linux nice values are per thread, and the
+	 * OpenMP threads this thread starts inherit it. */
+	if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WEST_WORKER_NICE))
+		west_log(WEST_LOG_DEBUG, "worker: cannot lower its priority: %s",
+			 strerror(errno));
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {

@@ -36,6 +36,9 @@
 #include "model.h"
 #include "publish.h"
 
+/* The compute thread's nice value (and its OpenMP threads'). */
+#define WEST_WORKER_NICE 10
+
 struct west_worker_stats {
 	unsigned long long submitted, solved, superseded, failed;
 	unsigned long long running_id, pending_id;  /* 0: none */

@@ -2,6 +2,11 @@
  * test_westd.c: end-to-end tests of the real westd (tests/westd_fixture.h):
  * each endpoint's happy path and documented errors, ingest bursts, readers
  * during recomputes, reload, restart and crash recovery.
+ *
+ * Every test starts its own daemon (fix_start) in its own temp directory;
+ * the suite's fini kills it and removes the directory.  Points used: the
+ * station VAL01 at (504850, 4652050) of the default terrain (UTM 33N), in
+ * the air at 10 m above the ground.
  */
 #include "westd_fixture.h"
 
@@ -14,6 +19,63 @@ static void teardown(void)
 
 TestSuite(westd, .fini = teardown, .timeout = 240);
 
+#define PX "504850"
+#define PY "4652050"
+#define POINT_Q "/v1/field/point?x=" PX "&y=" PY "&z=10"
+#define PROFILE_Q "/v1/field/profile?x=" PX "&y=" PY
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	cr_assert(json_is_number(v), "%s is not a number", key);
+	return json_number_value(v);
+}
+
+static long long integer(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	cr_assert(json_is_integer(v), "%s is not an integer", key);
+	return (long long)json_integer_value(v);
+}
+
+/* The wind (u, v, w, version) at the test point, asserted to answer. */
+struct wind {
+	double u, v, w;
+	long long version;
+};
+
+static struct wind point_wind(void)
+{
+	json_t *j = fix_get_json(&w, POINT_Q);
+	struct wind r = { num(j, "u"), num(j, "v"), num(j, "w"), integer(j, "version") };
+	json_decref(j);
+	return r;
+}
+
+/* The served field is still version v with the wind `before`. */
+static void expect_unchanged(const struct wind *before, const char *after_what)
+{
+	struct wind now = point_wind();
+	cr_expect_eq(now.version, before->version, "after %s: version %lld, was %lld",
+		     after_what, now.version, before->version);
+	cr_expect(now.u == before->u && now.v == before->v && now.w == before->w,
+		  "after %s: the wind changed", after_what);
+	cr_expect_eq(fix_version(&w), (unsigned long long)before->version, "after %s",
+		     after_what);
+}
+
+/* The observation history (GET /v1/observations "history"), a new ref. */
+static json_t *history(void)
+{
+	json_t *j = fix_get_json(&w, "/v1/observations");
+	json_t *h = json_incref(json_object_get(j, "history"));
+	cr_assert(json_is_array(h), "history is not an array");
+	json_decref(j);
+	return h;
+}
+
+/* ======================================================== happy paths */
+
 Test(westd, serves_a_field_after_a_post)
 {
 	struct http_resp r;
@@ -24,7 +86,7 @@ Test(westd, serves_a_field_after_a_post)
 	fix_resp_free(&r);
 	unsigned long long v = fix_post_and_wait(&w);
 	cr_expect_eq(v, 1);
-	fix_get(&w, "/v1/field/point?x=504850&y=4652050&z=10", &r);
+	fix_get(&w, POINT_Q, &r);
 	cr_assert_eq(r.status, 200, "%s", r.body);
 	json_t *j = fix_json(&r);
 	cr_expect_eq(json_integer_value(json_object_get(j, "version")), 1);
@@ -35,4 +97,1261 @@ Test(westd, serves_a_field_after_a_post)
 	cr_expect_eq(r.status, 200, "%s", r.body);
 	fix_resp_free(&r);
 	cr_expect_eq(fix_stop(&w), 0);
+}
+
+Test(westd, status_and_field_metadata)
+{
+	fix_start(&w, NULL);
+	json_t *s = fix_get_json(&w, "/v1/status");
+	cr_expect_str_eq(json_string_value(json_object_get(s, "service")), "westd");
+	cr_expect(json_is_null(json_object_get(s, "field")), "a field before any POST");
+	cr_expect(json_is_false(json_object_get(s, "ready")));
+	json_decref(s);
+	fix_post_and_wait(&w);
+
+	s = fix_get_json(&w, "/v1/status");
+	json_t *g = json_object_get(s, "grid"), *f = json_object_get(s, "field");
+	cr_expect_eq(integer(g, "nx"), 96);
+	cr_expect_eq(integer(g, "ny"), 80);
+	cr_expect_eq(integer(g, "nz"), 30);
+	cr_expect_eq(num(g, "dx"), 100.0);
+	cr_expect_eq(num(g, "x0"), 500000.0);
+	cr_expect_eq(num(g, "y0"), 4650000.0);
+	cr_expect_eq(integer(f, "version"), 1);
+	cr_expect_eq(integer(f, "observation_set"), 1);
+	cr_expect_eq(integer(f, "stations"), 3);
+	cr_expect_str_eq(json_string_value(json_object_get(f, "valid_time")),
+			 "2026-11-22T12:00:00Z");
+	cr_expect(json_is_true(json_object_get(s, "ready")));
+	cr_expect_str_eq(json_string_value(json_object_get(
+		json_object_get(s, "backend"), "name")), "cpu");
+	cr_expect_eq(integer(json_object_get(s, "queue"), "solved"), 1);
+	cr_expect_eq(integer(json_object_get(s, "last_solve"), "iterations"), 100);
+	json_decref(s);
+
+	json_t *fd = fix_get_json(&w, "/v1/field");
+	cr_expect_eq(integer(fd, "version"), 1);
+	cr_expect_eq(integer(json_object_get(fd, "grid"), "nx"), 96);
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(fd, "grid"),
+							   "grid_mapping")),
+			 "transverse_mercator");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(fd, "solve"),
+							   "backend")), "cpu");
+	json_decref(fd);
+}
+
+/* ETag "v1", If-None-Match, ?version pinning. */
+Test(westd, field_etag_and_version_pin)
+{
+	struct http_resp r;
+	const char *inm1[] = { "If-None-Match: \"v1\"", NULL };
+	const char *inm0[] = { "If-None-Match: \"v7\", W/\"v9\"", NULL };
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	fix_get(&w, "/v1/field", &r);
+	cr_expect_eq(r.status, 200);
+	cr_expect_str_eq(r.etag, "\"v1\"");
+	fix_resp_free(&r);
+	fix_http(&w, "GET", POINT_Q, NULL, 0, inm1, &r);
+	cr_expect_eq(r.status, 304, "%s", r.body);
+	cr_expect_eq(r.len, 0);
+	fix_resp_free(&r);
+	fix_http(&w, "GET", "/v1/field", NULL, 0, inm0, &r);
+	cr_expect_eq(r.status, 200);
+	fix_resp_free(&r);
+
+	char *body = fix_obs_body(9.0, -1);
+	unsigned long long v2;
+	fix_post_ok(&w, body, NULL, NULL, &v2);
+	free(body);
+	fix_wait_version(&w, v2);
+	json_t *a = fix_get_json(&w, POINT_Q "&version=1"),
+	       *b = fix_get_json(&w, POINT_Q), *c = fix_get_json(&w, POINT_Q "&version=2");
+	cr_expect_eq(integer(a, "version"), 1);
+	cr_expect_eq(integer(b, "version"), 2);
+	cr_expect_neq(num(a, "speed"), num(b, "speed"));
+	cr_expect_eq(num(c, "speed"), num(b, "speed"));
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+}
+
+Test(westd, point_profile_slice)
+{
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+
+	json_t *p = fix_get_json(&w, POINT_Q);
+	double sp = num(p, "speed"), dir = num(p, "direction");
+	cr_expect_gt(sp, 0.0);
+	cr_expect(dir >= 0 && dir < 360, "direction %g", dir);
+	cr_expect_eq(num(p, "z_agl"), 10.0);
+	cr_expect(fabs(num(p, "z_msl") - num(p, "ground") - 10.0) < 1e-3);
+	double u = num(p, "u"), v = num(p, "v");
+	cr_expect(fabs(u * u + v * v - sp * sp) < 1e-3 * sp * sp, "speed is not |(u, v)|");
+	json_decref(p);
+
+	/* MSL: the same point by its altitude */
+	p = fix_get_json(&w, POINT_Q);
+	char q[256];
+	snprintf(q, sizeof q, "/v1/field/point?x=" PX "&y=" PY "&z=%.9g&zref=msl",
+		 num(p, "z_msl"));
+	json_t *m = fix_get_json(&w, q);
+	cr_expect(fabs(num(m, "speed") - num(p, "speed")) < 1e-4);
+	json_decref(m);
+	json_decref(p);
+
+	json_t *pr = fix_get_json(&w, PROFILE_Q), *lv = json_object_get(pr, "levels");
+	cr_assert_gt(json_array_size(lv), 5);
+	cr_expect_eq(integer(pr, "version"), 1);
+	for (size_t k = 1; k < json_array_size(lv); k++)
+		cr_expect_gt(num(json_array_get(lv, k), "z_agl"),
+			     num(json_array_get(lv, k - 1), "z_agl"), "level %zu", k);
+	cr_expect_gt(num(json_array_get(lv, 0), "speed"), 0.0);
+	json_decref(pr);
+
+	const size_t strides[] = { 1, 7, 16 };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(q, sizeof q, "/v1/field/slice?z=10&stride=%zu", strides[i]);
+		json_t *s = fix_get_json(&w, q);
+		size_t nx = (96 + strides[i] - 1) / strides[i], ny = (80 + strides[i] - 1) / strides[i];
+		cr_expect_eq(json_array_size(json_object_get(s, "x")), nx, "stride %zu", strides[i]);
+		cr_expect_eq(json_array_size(json_object_get(s, "y")), ny, "stride %zu", strides[i]);
+		const char *comp[] = { "u", "v", "w" };
+		for (int c = 0; c < 3; c++) {
+			json_t *rows = json_object_get(s, comp[c]);
+			cr_expect_eq(json_array_size(rows), ny);
+			cr_expect_eq(json_array_size(json_array_get(rows, 0)), nx);
+			cr_expect_eq(json_array_size(json_array_get(rows, ny - 1)), nx);
+		}
+		cr_expect_eq(integer(s, "stride"), (long long)strides[i]);
+		json_decref(s);
+	}
+}
+
+/* lon/lat: the answer's (x, y) is the projected location; the x/y point
+ * there answers the same wind. */
+Test(westd, lonlat_point_equals_xy_point)
+{
+	char q[256];
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	json_t *a = fix_get_json(&w, "/v1/field/point?lon=15.05&lat=42.02&z=10");
+	double x = num(a, "x"), y = num(a, "y");
+	/* UTM 33N: 15.05 E is ~4.1 km east of the central meridian (500 km) */
+	cr_expect(x > 504000 && x < 504300, "x %.3f", x);
+	cr_expect(y > 4651000 && y < 4653000, "y %.3f", y);
+	snprintf(q, sizeof q, "/v1/field/point?x=%.17g&y=%.17g&z=10", x, y);
+	json_t *b = fix_get_json(&w, q);
+	/* the answer's x, y are rounded to 9 digits (mm): values agree to 1e-4 */
+	cr_expect(fabs(num(a, "u") - num(b, "u")) < 1e-4 * num(a, "speed"), "u");
+	cr_expect(fabs(num(a, "v") - num(b, "v")) < 1e-4 * num(a, "speed"), "v");
+	cr_expect(fabs(num(a, "speed") - num(b, "speed")) < 1e-4 * num(a, "speed"), "speed");
+	cr_expect_eq(num(a, "z_agl"), num(b, "z_agl"));
+	json_decref(a);
+	json_decref(b);
+}
+
+Test(westd, observations_current_and_history)
+{
+	fix_start(&w, NULL);
+	json_t *o = fix_get_json(&w, "/v1/observations");
+	cr_expect(json_is_null(json_object_get(o, "current")));
+	cr_expect_eq(json_array_size(json_object_get(o, "history")), 0);
+	json_decref(o);
+
+	fix_post_and_wait(&w);
+	char *body = fix_obs_body(8.5, -1);
+	unsigned long long id2, v2;
+	fix_post_ok(&w, body, NULL, &id2, &v2);
+	free(body);
+	cr_expect_eq(id2, 2);
+	fix_wait_version(&w, v2);
+
+	o = fix_get_json(&w, "/v1/observations");
+	json_t *cur = json_object_get(o, "current"), *obs = json_object_get(cur, "observations");
+	cr_expect_eq(integer(cur, "id"), 2);
+	cr_expect_eq(integer(cur, "field_version"), 2);
+	cr_assert_eq(json_array_size(obs), 3);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(obs, 0), "id")),
+			 "VAL01");
+	cr_expect(fabs(num(json_array_get(obs, 0), "speed") - 8.5) < 1e-9);
+	json_t *h = json_object_get(o, "history");
+	cr_assert_eq(json_array_size(h), 2);
+	json_t *h0 = json_array_get(h, 0), *h1 = json_array_get(h, 1);
+	cr_expect_eq(integer(h0, "id"), 2, "newest first");
+	cr_expect_eq(integer(h1, "id"), 1);
+	cr_expect_str_eq(json_string_value(json_object_get(h0, "status")), "solved");
+	cr_expect_str_eq(json_string_value(json_object_get(h1, "status")), "solved");
+	cr_expect_str_eq(json_string_value(json_object_get(h0, "source")), "http");
+	cr_expect_eq(integer(h0, "field_version"), 2);
+	cr_expect_eq(integer(h0, "stations"), 3);
+	cr_expect(json_is_string(json_object_get(h0, "received_at")));
+	json_decref(o);
+}
+
+/* Wait (at most 60 s) until /v1/snapshots lists version v; its entry. */
+static json_t *wait_snapshot(unsigned long long v)
+{
+	for (double t0 = fix_now(); fix_now() - t0 < 60; usleep(50000)) {
+		json_t *j = fix_get_json(&w, "/v1/snapshots"), *l = json_object_get(j, "snapshots");
+		for (size_t i = 0; i < json_array_size(l); i++) {
+			json_t *e = json_array_get(l, i);
+			if ((unsigned long long)json_integer_value(json_object_get(e, "version")) == v) {
+				json_incref(e);
+				json_decref(j);
+				return e;
+			}
+		}
+		json_decref(j);
+	}
+	fix_dump_log(&w);
+	cr_assert_fail("no snapshot of version %llu within 60 s", v);
+	return NULL;
+}
+
+Test(westd, snapshots_list_and_download)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	json_t *j = fix_get_json(&w, "/v1/snapshots");
+	cr_expect(json_is_true(json_object_get(j, "enabled")));
+	cr_expect_eq(json_array_size(json_object_get(j, "snapshots")), 0);
+	json_decref(j);
+	fix_post_and_wait(&w);
+	json_t *e = wait_snapshot(1);
+	const char *name = json_string_value(json_object_get(e, "name"));
+	const char *href = json_string_value(json_object_get(e, "href"));
+	cr_assert_not_null(name);
+	cr_assert_not_null(href);
+	cr_expect_str_eq(name, "wind-v1-20261122T120000Z.nc");
+	fix_get(&w, href, &r);
+	cr_assert_eq(r.status, 200, "%s", href);
+	cr_expect_str_eq(r.ctype, "application/x-netcdf");
+	cr_assert_geq(r.len, 4);
+	cr_expect_eq(memcmp(r.body, "\x89HDF", 4), 0, "not an HDF5 (NetCDF-4) file");
+	cr_expect_eq((long long)r.len, integer(e, "bytes"));
+	fix_resp_free(&r);
+	fix_http(&w, "HEAD", href, NULL, 0, NULL, &r);
+	cr_expect_eq(r.status, 200);
+	cr_expect_eq(r.len, 0);
+	fix_resp_free(&r);
+	json_decref(e);
+}
+
+/* ================================================================= EDR */
+
+Test(westd, edr_landing_conformance_collections)
+{
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	json_t *l = fix_get_json(&w, "/"), *links = json_object_get(l, "links");
+	cr_assert_geq(json_array_size(links), 4);
+	for (size_t i = 0; i < json_array_size(links); i++) {
+		const char *href = json_string_value(json_object_get(json_array_get(links, i),
+								   "href"));
+		cr_assert_not_null(href);
+		struct http_resp r;
+		fix_get(&w, fix_url_path(href), &r);
+		cr_expect_eq(r.status, 200, "link %s: %ld", href, r.status);
+		fix_resp_free(&r);
+	}
+	json_decref(l);
+
+	json_t *c = fix_get_json(&w, "/conformance"), *ct = json_object_get(c, "conformsTo");
+	cr_expect_geq(json_array_size(ct), 3);
+	int covjson = 0;
+	for (size_t i = 0; i < json_array_size(ct); i++)
+		covjson |= strstr(json_string_value(json_array_get(ct, i)), "ogcapi-edr-1") != NULL;
+	cr_expect(covjson, "no EDR conformance class");
+	json_decref(c);
+
+	json_t *cs = fix_get_json(&w, "/collections"), *list = json_object_get(cs, "collections");
+	int wind = 0;
+	for (size_t i = 0; i < json_array_size(list); i++)
+		wind |= !strcmp(json_string_value(json_object_get(json_array_get(list, i), "id")) ?
+				json_string_value(json_object_get(json_array_get(list, i), "id")) : "",
+				"wind");
+	cr_expect(wind, "no collection \"wind\"");
+	json_decref(cs);
+
+	json_t *one = fix_get_json(&w, "/collections/wind");
+	cr_expect_str_eq(json_string_value(json_object_get(one, "id")), "wind");
+	cr_expect_not_null(json_object_get(json_object_get(one, "data_queries"), "position"));
+	cr_expect_not_null(json_object_get(json_object_get(one, "extent"), "temporal"));
+	json_decref(one);
+}
+
+/* The product of an NdArray's shape (1 without one) == its values. */
+static size_t check_ndarray(json_t *a, const char *name)
+{
+	json_t *vals = json_object_get(a, "values"), *shape = json_object_get(a, "shape");
+	size_t prod = 1;
+
+	cr_expect_str_eq(json_string_value(json_object_get(a, "type")), "NdArray", "%s", name);
+	cr_assert(json_is_array(vals), "%s: no values", name);
+	for (size_t i = 0; i < json_array_size(shape); i++)
+		prod *= (size_t)json_integer_value(json_array_get(shape, i));
+	cr_expect_eq(prod, json_array_size(vals), "%s: shape product %zu, %zu values", name,
+		     prod, json_array_size(vals));
+	if (shape)
+		cr_expect_eq(json_array_size(json_object_get(a, "axisNames")),
+			     json_array_size(shape), "%s", name);
+	return json_array_size(vals);
+}
+
+/* GET path as CoverageJSON: a Coverage of domainType type with ranges u
+ * and v (and parameterGroups); the document. */
+static json_t *coverage(const char *path, const char *type)
+{
+	struct http_resp r;
+	fix_get(&w, path, &r);
+	cr_assert_eq(r.status, 200, "%s: %ld %s", path, r.status, r.body ? r.body : "");
+	cr_expect_str_eq(r.ctype, "application/vnd.cov+json");
+	json_t *j = fix_json(&r);
+	fix_resp_free(&r);
+	json_t *dom = json_object_get(j, "domain"), *ax = json_object_get(dom, "axes");
+	cr_expect_str_eq(json_string_value(json_object_get(j, "type")), "Coverage");
+	cr_expect_str_eq(json_string_value(json_object_get(dom, "domainType")), type, "%s", path);
+	const char *names[] = { "x", "y", "z", "t" };
+	for (int i = 0; i < 4; i++)
+		cr_expect_geq(json_array_size(json_object_get(json_object_get(ax, names[i]),
+							      "values")), 1, "axis %s", names[i]);
+	cr_expect(json_is_array(json_object_get(dom, "referencing")), "no domain.referencing");
+	json_t *ranges = json_object_get(j, "ranges");
+	cr_expect_eq(check_ndarray(json_object_get(ranges, "u"), "u"),
+		     check_ndarray(json_object_get(ranges, "v"), "v"));
+	cr_expect_not_null(json_object_get(json_object_get(j, "parameters"), "u"));
+	cr_expect(json_is_array(json_object_get(j, "parameterGroups")), "no parameterGroups");
+	return j;
+}
+
+static size_t axis_len(json_t *cov, const char *axis)
+{
+	return json_array_size(json_object_get(json_object_get(json_object_get(
+		json_object_get(cov, "domain"), "axes"), axis), "values"));
+}
+
+Test(westd, edr_position_point_and_profile)
+{
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	json_t *pt = coverage("/collections/wind/position?coords=POINT(" PX "%20" PY
+			      ")&z=10&parameter-name=u,v", "Point");
+	json_t *u = json_object_get(json_object_get(pt, "ranges"), "u");
+	cr_expect_eq(json_array_size(json_object_get(u, "values")), 1);
+	cr_expect_null(json_object_get(u, "shape"), "a Point's ranges have no shape");
+	json_t *native = fix_get_json(&w, POINT_Q);
+	cr_expect(fabs(json_number_value(json_array_get(json_object_get(u, "values"), 0)) -
+		       num(native, "u")) < 1e-5, "EDR u differs from /v1/field/point's");
+	json_decref(native);
+	json_decref(pt);
+
+	json_t *pr = coverage("/collections/wind/position?coords=POINT(" PX "%20" PY ")",
+			      "VerticalProfile");
+	json_t *ru = json_object_get(json_object_get(pr, "ranges"), "u");
+	size_t nz = axis_len(pr, "z");
+	cr_expect_gt(nz, 5);
+	cr_expect_eq(json_array_size(json_object_get(ru, "values")), nz);
+	cr_expect_str_eq(json_string_value(json_array_get(json_object_get(ru, "axisNames"), 0)),
+			 "z");
+	json_decref(pr);
+
+	json_t *p3 = coverage("/collections/wind/position?coords=POINT(" PX "%20" PY
+			      ")&z=10,50,100", "VerticalProfile");
+	cr_expect_eq(axis_len(p3, "z"), 3);
+	json_decref(p3);
+}
+
+/* Count the nulls of the u range. */
+static size_t nulls(json_t *cov)
+{
+	json_t *v = json_object_get(json_object_get(json_object_get(cov, "ranges"), "u"), "values");
+	size_t n = 0;
+	for (size_t i = 0; i < json_array_size(v); i++)
+		n += json_is_null(json_array_get(v, i));
+	return n;
+}
+
+Test(westd, edr_area_and_cube)
+{
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	/* 300 m above sea level: below the ground (201 to 658 m) in much of the
+	 * domain, where the values are null */
+	json_t *cube = coverage("/collections/wind/cube?bbox=500000,4650000,509600,4658000"
+				"&z=300&zref=msl", "Grid");
+	cr_expect_eq(axis_len(cube, "x"), 96);
+	cr_expect_eq(axis_len(cube, "y"), 80);
+	cr_expect_eq(axis_len(cube, "z"), 1);
+	json_t *shape = json_object_get(json_object_get(json_object_get(cube, "ranges"), "u"),
+					"shape");
+	cr_expect_eq(json_integer_value(json_array_get(shape, 0)), 1);
+	cr_expect_eq(json_integer_value(json_array_get(shape, 1)), 80);
+	cr_expect_eq(json_integer_value(json_array_get(shape, 2)), 96);
+	size_t n = nulls(cube);
+	cr_expect_gt(n, 1000, "no null in land at 300 m MSL");
+	cr_expect_lt(n, 96 * 80, "all null");
+	json_decref(cube);
+
+	/* a triangle: the columns outside it are null too */
+	json_t *area = coverage("/collections/wind/area?coords=POLYGON((500000%204650000,"
+				"504000%204650000,500000%204654000,500000%204650000))&z=10,100",
+				"Grid");
+	size_t nx = axis_len(area, "x"), ny = axis_len(area, "y");
+	cr_expect_eq(axis_len(area, "z"), 2);
+	cr_expect_eq(nx, 40);
+	cr_expect_eq(ny, 40);
+	json_t *u = json_object_get(json_object_get(json_object_get(area, "ranges"), "u"),
+				    "values");
+	size_t outside = 0, wrong = 0;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t j = 0; j < ny; j++)
+			for (size_t i = 0; i < nx; i++)
+				if (i + j >= 40) {   /* centre beyond the hypotenuse */
+					outside++;
+					wrong += !json_is_null(json_array_get(u, (k * ny + j) * nx + i));
+				}
+	cr_expect_eq(outside, 2 * 780);
+	cr_expect_eq(wrong, 0, "%zu values outside the polygon are not null", wrong);
+	cr_expect_lt(nulls(area), 2 * nx * ny, "all null");
+	json_decref(area);
+}
+
+/* ====================================================== metrics, HEAD */
+
+Test(westd, metrics)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	fix_get(&w, "/metrics", &r);
+	cr_assert_eq(r.status, 200);
+	cr_expect_eq(strncmp(r.ctype, "text/plain", 10), 0, "%s", r.ctype);
+	cr_expect_not_null(strstr(r.body, "\nwestd_http_requests_total{"), "%s", r.body);
+	cr_expect_not_null(strstr(r.body, "\nwestd_solve_duration_seconds_bucket{"));
+	cr_expect_not_null(strstr(r.body, "# TYPE westd_http_requests_total counter"));
+	cr_expect_not_null(strstr(r.body, "\nwestd_field_version 1\n"));
+	cr_expect_not_null(strstr(r.body, "\nwestd_ready 1\n"));
+	fix_resp_free(&r);
+}
+
+Test(westd, head_gives_headers_without_body)
+{
+	struct http_resp g, h;
+	const char *paths[] = { "/conformance", "/livez", "/v1/snapshots" };
+
+	fix_start(&w, NULL);
+	for (int i = 0; i < 3; i++) {
+		fix_get(&w, paths[i], &g);
+		fix_http(&w, "HEAD", paths[i], NULL, 0, NULL, &h);
+		cr_expect_eq(h.status, 200, "HEAD %s", paths[i]);
+		cr_expect_eq(h.len, 0, "HEAD %s has a body", paths[i]);
+		cr_expect_str_eq(h.ctype, g.ctype, "HEAD %s", paths[i]);
+		/* RFC 9110 9.3.2 and http.c: the GET's Content-Length */
+		cr_expect_eq(strtoul(h.clen, NULL, 10), g.len,
+			     "HEAD %s: Content-Length %s, the GET's body has %zu bytes",
+			     paths[i], h.clen, g.len);
+		fix_resp_free(&g);
+		fix_resp_free(&h);
+	}
+}
+
+Test(westd, start_log_names_the_grid)
+{
+	fix_start(&w, NULL);
+	fix_wait_log(&w, "serving on", 1);
+	cr_expect_eq(fix_log_count(&w, "grid 96 x 80 x 30 cells of 100 x 100 m"), 1,
+		     "the start-up log line misreports the grid");
+}
+
+/* ==================================================== documented errors */
+
+#define TOKEN "s3cret-token"
+static const char *const AUTH[] = { "Authorization: Bearer " TOKEN, NULL };
+
+/* POST body with Content-Type ct (NULL: none) and the token. */
+static void post_as(const char *ct, const char *body, size_t len, struct http_resp *r)
+{
+	char cth[128];
+	const char *h[3] = { AUTH[0], NULL, NULL };
+	if (ct) {
+		snprintf(cth, sizeof cth, "Content-Type: %s", ct);
+		h[1] = cth;
+	}
+	fix_http(&w, "POST", "/v1/observations", body, len, h, r);
+}
+
+Test(westd, documented_errors_are_problem_json)
+{
+	const char *sets[] = { "api_token=" TOKEN, "max_body_bytes=2048",
+			       "max_response_cells=10000", NULL };
+	struct http_resp r;
+
+	fix_start(&w, sets);
+	fix_get(&w, "/v1/field", &r);
+	fix_problem(&r, 503, "no-field", "POST");
+	fix_get(&w, POINT_Q, &r);
+	fix_problem(&r, 503, "no-field", NULL);
+	fix_get(&w, "/readyz", &r);
+	fix_problem(&r, 503, "not-ready", "no field");
+
+	char *body = fix_obs_body(5.0, -1);
+	fix_post_ok(&w, body, AUTH, NULL, NULL);
+	fix_wait_version(&w, 1);
+
+	/* 400 */
+	post_as("application/json", "{\"observations\": [", 18, &r);
+	fix_problem(&r, 400, "invalid-observations", "JSON");
+	const char *typed = "{\"observations\":[{\"id\":\"A\",\"x\":504850,\"y\":4652050,"
+			    "\"height\":10,\"speed\":\"fast\",\"direction\":250,"
+			    "\"time\":\"2026-11-22T12:00:00Z\"}]}";
+	post_as("application/json", typed, strlen(typed), &r);
+	fix_problem(&r, 400, "invalid-observations", "speed");
+	post_as("text/csv", "not,a,csv\n1,2\n", 14, &r);
+	fix_problem(&r, 400, "invalid-observations", NULL);
+	fix_get(&w, "/v1/field/point?x=" PX "&y=" PY, &r);
+	fix_problem(&r, 400, "missing-parameter", "z");
+	fix_get(&w, "/v1/field/point?x=abc&y=" PY "&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "x");
+	fix_get(&w, "/v1/field/point?x=" PX "&y=" PY "&z=10&zref=sky", &r);
+	fix_problem(&r, 400, "bad-parameter", "zref");
+	fix_get(&w, "/v1/field/point?x=" PX "&y=" PY "&lon=15&lat=42&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "lon");
+	fix_get(&w, "/v1/field/slice?z=10&stride=0", &r);
+	fix_problem(&r, 400, "bad-parameter", "stride");
+	fix_get(&w, "/collections/wind/position?coords=POINT(1)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "coords");
+	fix_get(&w, "/collections/wind/position?coords=POINT(0%200)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "coords");
+	fix_get(&w, "/collections/wind/cube?bbox=1,2,3&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "bbox");
+	fix_get(&w, "/collections/wind/cube?z=10", &r);
+	fix_problem(&r, 400, "missing-parameter", "bbox");
+	fix_get(&w, "/collections/wind/position?coords=POINT(" PX "%20" PY
+		")&parameter-name=gust", &r);
+	fix_problem(&r, 400, "bad-parameter", "parameter-name");
+	fix_get(&w, "/collections/wind/position?coords=POINT(" PX "%20" PY ")&f=xml", &r);
+	fix_problem(&r, 400, "bad-parameter", "f");
+
+	/* 401 */
+	fix_post_json(&w, body, NULL, &r);
+	cr_expect_str_eq(r.www_auth, "Bearer realm=\"westd\"");
+	fix_problem(&r, 401, "unauthorized", "Bearer");
+	const char *wrong[] = { "Authorization: Bearer nope", NULL };
+	fix_post_json(&w, body, wrong, &r);
+	cr_expect_neq(r.www_auth[0], '\0', "no WWW-Authenticate");
+	fix_problem(&r, 401, "unauthorized", "Bearer");
+
+	/* 404 */
+	fix_get(&w, "/v2/nothing", &r);
+	fix_problem(&r, 404, "not-found", "/v2/nothing");
+	fix_get(&w, "/v1/snapshots/wind-v99-20261122T120000Z.nc", &r);
+	fix_problem(&r, 404, "no-such-snapshot", "wind-v99");
+	fix_get(&w, "/v1/field?version=42", &r);
+	fix_problem(&r, 404, "version-not-held", "42");
+	fix_get(&w, "/v1/field?version=1.5", &r);
+	fix_problem(&r, 404, "version-not-held", "1.5");
+
+	/* 405 */
+	fix_http(&w, "DELETE", "/v1/status", NULL, 0, NULL, &r);
+	cr_expect_str_eq(r.allow, "GET, HEAD");
+	fix_problem(&r, 405, "method-not-allowed", "DELETE");
+	fix_http(&w, "PUT", "/v1/observations", "{}", 2, AUTH, &r);
+	cr_expect_str_eq(r.allow, "GET, HEAD, POST");
+	fix_problem(&r, 405, "method-not-allowed", NULL);
+
+	/* 413 */
+	char big[2049];
+	memset(big, ' ', sizeof big);
+	post_as("application/json", big, sizeof big, &r);
+	fix_problem(&r, 413, "body-too-large", "max_body_bytes");
+	fix_get(&w, "/v1/field/slice?z=10", &r);
+	fix_problem(&r, 413, "too-many-cells", "max_response_cells = 10000");
+	fix_get(&w, "/collections/wind/cube?bbox=500000,4650000,509600,4658000&z=10", &r);
+	fix_problem(&r, 413, "too-many-cells", "max_response_cells = 10000");
+
+	/* 415 */
+	post_as("text/plain", body, strlen(body), &r);
+	fix_problem(&r, 415, "unsupported-media-type", "text/plain");
+	post_as(NULL, body, strlen(body), &r);
+	fix_problem(&r, 415, "unsupported-media-type", NULL);
+
+	/* 422 */
+	fix_get(&w, "/v1/field/point?x=" PX "&y=" PY "&z=100&zref=msl", &r);
+	fix_problem(&r, 422, "point-not-in-air", NULL);
+	fix_get(&w, "/v1/field/point?x=1&y=2&z=10", &r);
+	fix_problem(&r, 422, "point-not-in-air", "x");
+	fix_get(&w, "/v1/field/profile?x=1&y=2", &r);
+	fix_problem(&r, 422, "point-not-in-air", NULL);
+
+	/* nothing above was applied */
+	json_t *h = history();
+	cr_expect_eq(json_array_size(h), 1, "a refused POST is in the history");
+	json_decref(h);
+	cr_expect_eq(fix_version(&w), 1);
+	free(body);
+}
+
+/* A snapshot name with an encoded NUL is not the name before the NUL. */
+Test(westd, snapshot_name_with_nul_is_404)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	json_decref(wait_snapshot(1));
+	fix_get(&w, "/v1/snapshots/wind-v1-20261122T120000Z.nc", &r);
+	cr_expect_eq(r.status, 200);
+	fix_resp_free(&r);
+	fix_get(&w, "/v1/snapshots/wind-v1-20261122T120000Z.nc%00.txt", &r);
+	cr_expect_eq(r.status, 404, "got %ld for a name with a NUL in it", r.status);
+	fix_resp_free(&r);
+}
+
+/* ========================================================= bad input */
+
+Test(westd, bad_input_keeps_the_field)
+{
+	const char *sets[] = { "api_token=" TOKEN, "max_body_bytes=2048", "connection_timeout=1",
+			       NULL };
+	struct http_resp r;
+
+	fix_start(&w, sets);
+	char *body = fix_obs_body(6.0, -1);
+	fix_post_ok(&w, body, AUTH, NULL, NULL);
+	fix_wait_version(&w, 1);
+	struct wind before = point_wind();
+
+	post_as("application/json", "{\"observations\": [{\"id\": ", 25, &r);
+	fix_problem(&r, 400, NULL, NULL);
+	expect_unchanged(&before, "malformed JSON");
+
+	char *fast = strdup(body), *p = strstr(fast, "\"speed\":");
+	cr_assert_not_null(p);
+	memcpy(p + 8, "\"f\"", 3);    /* "speed":"f"... a string where a number goes */
+	for (char *q = p + 11; *q && *q != ','; q++)
+		*q = ' ';
+	post_as("application/json", fast, strlen(fast), &r);
+	fix_problem(&r, 400, "invalid-observations", "speed");
+	expect_unchanged(&before, "speed as a string");
+	free(fast);
+
+	char *huge = malloc(2049);
+	cr_assert_not_null(huge);
+	memset(huge, ' ', 2049);
+	memcpy(huge, body, strlen(body));  /* valid JSON, then blanks past the cap */
+	post_as("application/json", huge, 2049, &r);
+	fix_problem(&r, 413, "body-too-large", "2048");
+	expect_unchanged(&before, "a body of max_body_bytes + 1");
+	free(huge);
+
+	/* a client that stalls mid-body is cut off after connection_timeout */
+	int fd = fix_connect(&w);
+	const char *req = "POST /v1/observations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+			  TOKEN "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{";
+	cr_assert_eq(send(fd, req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
+	sleep(3);
+	char buf[512];
+	ssize_t got;
+	do
+		got = recv(fd, buf, sizeof buf, 0);
+	while (got > 0);
+	cr_expect(got == 0 || errno == ECONNRESET, "the stalled connection is still open "
+		  "(recv: %s)", got < 0 ? strerror(errno) : "data");
+	close(fd);
+	expect_unchanged(&before, "a stalled upload");
+
+	const char *paths[] = { "/v1/snapshots/..%2Fstate%2Fobservations",
+				"/v1/snapshots/../../etc/passwd",
+				"/v1/snapshots/..%2F..%2F..%2Fetc%2Fpasswd",
+				"/v1/snapshots/%2e%2e/state", "/v1/snapshots/.", NULL };
+	for (int i = 0; paths[i]; i++) {
+		fix_http_ex(&w, "GET", paths[i], NULL, 0, NULL, 1, &r);
+		cr_expect(!r.body || !strstr(r.body, "root:"), "%s leaks a file", paths[i]);
+		fix_problem(&r, 404, NULL, NULL);
+		expect_unchanged(&before, paths[i]);
+	}
+
+	fix_get(&w, "/v1/observation", &r);
+	fix_problem(&r, 404, "not-found", NULL);
+	expect_unchanged(&before, "an unknown route");
+	fix_http(&w, "DELETE", "/v1/observations", NULL, 0, AUTH, &r);
+	fix_problem(&r, 405, "method-not-allowed", NULL);
+	expect_unchanged(&before, "DELETE /v1/observations");
+
+	char *other = fix_obs_body(12.0, 12.0);
+	const char *wrong[] = { "Authorization: Bearer " TOKEN "x", NULL };
+	const char *basic[] = { "Authorization: Basic czNjcmV0LXRva2Vu", NULL };
+	fix_post_json(&w, other, NULL, &r);
+	fix_problem(&r, 401, "unauthorized", NULL);
+	expect_unchanged(&before, "a POST without a token");
+	fix_post_json(&w, other, wrong, &r);
+	fix_problem(&r, 401, "unauthorized", NULL);
+	expect_unchanged(&before, "a POST with a wrong token");
+	fix_post_json(&w, other, basic, &r);
+	fix_problem(&r, 401, "unauthorized", NULL);
+	expect_unchanged(&before, "a POST with Basic auth");
+	free(other);
+
+	json_t *h = history();
+	cr_expect_eq(json_array_size(h), 1, "a refused request was recorded");
+	json_decref(h);
+	/* only the one accepted set was persisted */
+	char dir[128];
+	int files = 0;
+	snprintf(dir, sizeof dir, "%s/state/observations", w.dir);
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		files += e->d_name[0] != '.';
+	closedir(d);
+	cr_expect_eq(files, 1, "%d sets saved", files);
+	free(body);
+}
+
+/* ============================================================ bursts */
+
+/* Wait (at most 60 s) until no record of the history is pending. */
+static json_t *settled_history(void)
+{
+	for (double t0 = fix_now(); fix_now() - t0 < 60; usleep(50000)) {
+		json_t *h = history();
+		int pending = 0;
+		for (size_t i = 0; i < json_array_size(h); i++)
+			pending |= !strcmp(json_string_value(json_object_get(json_array_get(h, i),
+									     "status")), "pending");
+		if (!pending)
+			return h;
+		json_decref(h);
+	}
+	cr_assert_fail("a set stays pending in the history for 60 s");
+	return NULL;
+}
+
+Test(westd, ingest_burst_of_100)
+{
+	enum { N = 100 };
+	unsigned long long ids[N], version = 0;
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	for (int i = 0; i < N; i++) {
+		char *body = fix_obs_body(1 + i * 0.05, -1);
+		fix_post_json(&w, body, NULL, &r);
+		free(body);
+		cr_assert_eq(r.status, 202, "POST %d: %ld %s", i, r.status, r.body ? r.body : "");
+		json_t *j = fix_json(&r);
+		ids[i] = (unsigned long long)integer(j, "id");
+		version = (unsigned long long)integer(j, "field_version");
+		json_decref(j);
+		fix_resp_free(&r);
+		if (i)
+			cr_expect_gt(ids[i], ids[i - 1], "ids grow");
+	}
+	fix_wait_version(&w, version);
+	fix_wait_idle(&w);
+
+	json_t *o = fix_get_json(&w, "/v1/observations"), *cur = json_object_get(o, "current");
+	cr_expect_eq((unsigned long long)integer(cur, "id"), ids[N - 1]);
+	cr_expect_eq((unsigned long long)integer(cur, "field_version"), version);
+	json_t *obs = json_object_get(cur, "observations");
+	cr_assert_eq(json_array_size(obs), 3);
+	cr_expect(fabs(num(json_array_get(obs, 0), "speed") - (1 + (N - 1) * 0.05)) < 1e-9,
+		  "current speed %g", num(json_array_get(obs, 0), "speed"));
+	cr_expect_eq(num(json_array_get(obs, 1), "speed"), 7.0);
+	json_decref(o);
+	json_t *s = fix_get_json(&w, "/v1/status"), *f = json_object_get(s, "field");
+	cr_expect_eq((unsigned long long)integer(f, "observation_set"), ids[N - 1]);
+	cr_expect_eq((unsigned long long)integer(f, "version"), version);
+	cr_expect_eq(integer(json_object_get(s, "queue"), "failed"), 0);
+	json_decref(s);
+
+	json_t *h = settled_history();
+	cr_expect_eq(json_array_size(h), N);
+	for (int i = 0; i < N; i++) {
+		const char *st = NULL;
+		for (size_t k = 0; k < json_array_size(h); k++)
+			if ((unsigned long long)json_integer_value(json_object_get(json_array_get(h, k),
+										  "id")) == ids[i])
+				st = json_string_value(json_object_get(json_array_get(h, k), "status"));
+		cr_expect_not_null(st, "id %llu is not in the history", ids[i]);
+		if (st)
+			cr_expect(!strcmp(st, "solved") || !strcmp(st, "superseded"),
+				  "id %llu: %s", ids[i], st);
+	}
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(h, 0), "status")),
+			 "solved", "the last set");
+	json_decref(h);
+}
+
+/* ================================================ readers vs recomputes */
+
+enum { NSETS = 50 };
+
+/* Set id (1 = the first POST of the test) has all stations at this speed. */
+static double set_speed(long long id)
+{
+	return 2.0 + 0.1 * (double)(id - 1);
+}
+
+struct poster {
+	int done, bad;        /* bad: a POST not 202, or an unexpected id */
+	char why[256];
+};
+
+static void *post_sets(void *arg)
+{
+	struct poster *p = arg;
+	for (int i = 0; i < NSETS && !p->bad; i++) {
+		long long id = i + 2;
+		char *body = fix_obs_body(set_speed(id), set_speed(id));
+		struct http_resp r;
+		fix_post_json(&w, body, NULL, &r);
+		free(body);
+		json_error_t e;
+		json_t *j = r.status == 202 ? json_loadb(r.body, r.len, 0, &e) : NULL;
+		if (!j || json_integer_value(json_object_get(j, "id")) != id) {
+			p->bad = 1;
+			snprintf(p->why, sizeof p->why, "POST %d: %ld %.200s", i, r.status,
+				 r.body ? r.body : "");
+		}
+		/* one recompute per set: wait for its version (no asserts here) */
+		long long v = json_integer_value(json_object_get(j, "field_version"));
+		json_decref(j);
+		fix_resp_free(&r);
+		for (double t0 = fix_now(); !p->bad && fix_now() - t0 < 60; usleep(2000)) {
+			fix_get(&w, "/v1/status", &r);
+			json_t *s = r.status == 200 ? json_loadb(r.body, r.len, 0, &e) : NULL;
+			long long now = json_integer_value(json_object_get(json_object_get(s, "field"),
+									   "version"));
+			json_decref(s);
+			fix_resp_free(&r);
+			if (now >= v)
+				break;
+		}
+	}
+	__atomic_store_n(&p->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* One profile read: checks that its values belong to its version's set
+ * (the solve is linear in a uniform speed: speed / set speed is the same
+ * for every version), that the version did not go back, and that a pinned
+ * re-read of the same version has the same levels. */
+static void read_once(long long *last, double *ratio, int *pinned)
+{
+	json_t *a = fix_get_json(&w, PROFILE_Q);
+	long long v = integer(a, "version"), id = integer(a, "observation_set");
+	json_t *lv = json_object_get(a, "levels");
+	double rt = num(json_array_get(lv, 2), "speed") / set_speed(id);
+
+	cr_assert_geq(v, *last, "version went back from %lld to %lld", *last, v);
+	*last = v;
+	if (*ratio == 0)
+		*ratio = rt;
+	cr_assert(fabs(rt - *ratio) < 1e-3 * *ratio, "v%lld (set %lld): speed/set speed %.6f, "
+		  "other versions %.6f: values of another set", v, id, rt, *ratio);
+	char q[128];
+	struct http_resp r;
+	snprintf(q, sizeof q, PROFILE_Q "&version=%lld", v);
+	fix_get(&w, q, &r);
+	if (r.status == 200) {
+		json_t *b = fix_json(&r);
+		cr_assert(json_equal(lv, json_object_get(b, "levels")), "v%lld changed", v);
+		cr_assert_eq(integer(b, "observation_set"), id);
+		json_decref(b);
+		(*pinned)++;
+	} else {
+		cr_assert_eq(r.status, 404, "pinned v%lld: %ld", v, r.status);  /* evicted */
+	}
+	fix_resp_free(&r);
+	json_decref(a);
+}
+
+Test(westd, readers_never_see_mixed_versions)
+{
+	const char *sets[] = { "iterations=10", "snapshot_dir=", NULL };
+	struct poster p = { 0 };
+	pthread_t t;
+	long long last = 0;
+	double ratio = 0;
+	int pinned = 0, reads = 0;
+
+	fix_start(&w, sets);
+	char *body = fix_obs_body(set_speed(1), set_speed(1));
+	fix_post_ok(&w, body, NULL, NULL, NULL);
+	free(body);
+	fix_wait_version(&w, 1);
+	read_once(&last, &ratio, &pinned);
+	cr_assert_eq(pthread_create(&t, NULL, post_sets, &p), 0);
+	while (!__atomic_load_n(&p.done, __ATOMIC_SEQ_CST)) {
+		read_once(&last, &ratio, &pinned);
+		json_t *pt = fix_get_json(&w, POINT_Q);
+		cr_assert_geq(integer(pt, "version"), last);
+		json_decref(pt);
+		reads++;
+	}
+	pthread_join(t, NULL);
+	cr_assert_eq(p.bad, 0, "%s", p.why);
+	fix_wait_idle(&w);
+	read_once(&last, &ratio, &pinned);
+	cr_expect_eq(last, NSETS + 1, "one version per set");
+	json_t *pt = fix_get_json(&w, POINT_Q);
+	cr_expect_eq(integer(pt, "observation_set"), NSETS + 1, "the last set is served");
+	json_decref(pt);
+	cr_expect_geq(pinned, 2);
+	cr_log_info("%d reads during the recomputes, %d pinned re-reads, last v%lld", reads,
+		    pinned, last);
+}
+
+/* ============================================================ reload */
+
+/* 1 when GET /v1/field/slice?z=10 (23040 values) answers 200, 0 for 413. */
+static int full_slice_ok(void)
+{
+	struct http_resp r;
+	fix_get(&w, "/v1/field/slice?z=10", &r);
+	int ok = r.status == 200;
+	if (!ok)
+		fix_problem(&r, 413, "too-many-cells", "max_response_cells = 1000");
+	else
+		fix_resp_free(&r);
+	return ok;
+}
+
+Test(westd, sighup_reload)
+{
+	fix_mkdir(&w);
+	fix_write(&w, "westd.conf", "# test config\nmax_response_cells = 100000\n", w.conf,
+		  sizeof w.conf);
+	fix_start_in(&w, 1, NULL);
+	fix_post_and_wait(&w);
+	struct wind before = point_wind();
+	cr_expect(full_slice_ok());
+
+	/* a syntax error: refused whole, the 1000 in it not applied */
+	fix_write(&w, "westd.conf", "max_response_cells = 1000\nthis line is no key\n", NULL, 0);
+	kill(w.pid, SIGHUP);
+	fix_wait_log(&w, "reload refused", 1);
+	cr_expect(full_slice_ok(), "the refused config's max_response_cells was applied");
+	expect_unchanged(&before, "a refused reload");
+
+	/* a key a reload cannot change */
+	fix_write(&w, "westd.conf", "max_response_cells = 1000\nhttp_threads = 2\n", NULL, 0);
+	kill(w.pid, SIGHUP);
+	fix_wait_log(&w, "reload refused", 2);
+	cr_expect_eq(fix_log_count(&w, "http_threads"), 1, "the refusal names the key");
+	cr_expect(full_slice_ok());
+
+	/* a good one */
+	fix_write(&w, "westd.conf", "max_response_cells = 1000\n", NULL, 0);
+	kill(w.pid, SIGHUP);
+	fix_wait_log(&w, "reloaded", 1);
+	cr_expect(!full_slice_ok(), "max_response_cells = 1000 did not take effect");
+	json_t *s = fix_get_json(&w, "/v1/field/slice?z=10&stride=8");
+	cr_expect_eq(json_array_size(json_object_get(s, "x")), 12);
+	json_decref(s);
+	expect_unchanged(&before, "a good reload");
+	cr_expect_eq(fix_stop(&w), 0);
+}
+
+/* ====================================================== crash, restart */
+
+/* ncdump -h path succeeds. */
+static int nc_opens(const char *path)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "ncdump -h '%s' >/dev/null 2>&1", path);
+	return system(cmd) == 0;
+}
+
+/* Every well-named snapshot on disk opens; the count of them. */
+static int check_snapshot_files(const char *when)
+{
+	char dir[128], path[400];
+	int n = 0;
+	snprintf(dir, sizeof dir, "%s/snapshots", w.dir);
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			cr_log_info("%s: temp leftover %s", when, e->d_name);
+		if (!fix_snapshot_name(e->d_name))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		cr_expect(nc_opens(path), "%s: %s does not open (partial?)", when, e->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Wait until this run of the daemon has written the snapshot of v. */
+static void wait_written(unsigned long long v)
+{
+	char prefix[32];
+	snprintf(prefix, sizeof prefix, "wind-v%llu-", v);
+	for (double t0 = fix_now(); fix_now() - t0 < 60; usleep(20000)) {
+		json_t *s = fix_get_json(&w, "/v1/status");
+		const char *last = json_string_value(json_object_get(json_object_get(s, "snapshots"),
+								     "last"));
+		int done = last && !strncmp(last, prefix, strlen(prefix));
+		json_decref(s);
+		if (done)
+			return;
+	}
+	fix_dump_log(&w);
+	cr_assert_fail("snapshot of v%llu not written within 60 s", v);
+}
+
+/* The inode of snapshots/wind-v<v>-20261122T120000Z.nc (0: none). */
+static ino_t snapshot_inode(unsigned long long v)
+{
+	char path[256];
+	struct stat sb;
+	snprintf(path, sizeof path, "%s/snapshots/wind-v%llu-20261122T120000Z.nc", w.dir, v);
+	return stat(path, &sb) ? 0 : sb.st_ino;
+}
+
+/* Wait (at most 30 s) until a temp file shows in the snapshot directory
+ * (1), or a new file (not inode old: an older run's) holds the snapshot of
+ * v (0). */
+static int wait_write_begins(unsigned long long v, ino_t old)
+{
+	char dir[128];
+	snprintf(dir, sizeof dir, "%s/snapshots", w.dir);
+	for (double t0 = fix_now(); fix_now() - t0 < 30; usleep(500)) {
+		DIR *d = opendir(dir);
+		int found = 0;
+		cr_assert_not_null(d);
+		for (struct dirent *e; !found && (e = readdir(d));)
+			found = e->d_name[0] == '.' && strcmp(e->d_name, ".") &&
+				strcmp(e->d_name, "..");
+		closedir(d);
+		if (found)
+			return 1;
+		ino_t now = snapshot_inode(v);
+		if (now && now != old)
+			return 0;
+	}
+	fix_dump_log(&w);
+	cr_assert_fail("no snapshot write of v%llu began within 30 s", v);
+	return 0;
+}
+
+/* 0 temp files in the snapshot directory (names starting with '.'). */
+static int temp_files(void)
+{
+	char dir[128];
+	int n = 0;
+	snprintf(dir, sizeof dir, "%s/snapshots", w.dir);
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] == '.' && strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+Test(westd, kill9_during_snapshot_write)
+{
+	unsigned seed = 12345;
+	int hit = 0;
+
+	for (int round = 0; round < 4; round++) {
+		fix_start_in(&w, round > 0, NULL);
+		if (round == 0)
+			fix_post_and_wait(&w);
+		else
+			fix_wait_version(&w, 1);          /* the resumed set */
+		unsigned long long v = fix_version(&w);
+		wait_written(v);
+		char name[64], path[256];
+		snprintf(name, sizeof name, "wind-v%llu-20261122T120000Z.nc", v);
+		snprintf(path, sizeof path, "%s/snapshots/%s", w.dir, name);
+
+		ino_t old = snapshot_inode(v + 1);
+		char *body = fix_obs_body(3.0 + round, 3.0 + round);
+		fix_post_ok(&w, body, NULL, NULL, NULL);
+		free(body);
+		/* kill once the next snapshot's write has begun, a little later */
+		hit += wait_write_begins(v + 1, old);
+		usleep((useconds_t)(rand_r(&seed) % 60) * 1000);
+		kill(w.pid, SIGKILL);
+		cr_assert_eq(waitpid(w.pid, NULL, 0), w.pid);
+		w.pid = 0;
+
+		cr_expect(nc_opens(path), "round %d: the previous snapshot %s is damaged",
+			  round, name);
+		int n = check_snapshot_files("after kill -9");
+		cr_expect_geq(n, 1);
+	}
+	cr_log_info("%d of 4 kills came during a snapshot write", hit);
+	/* a last start: the listing holds the well-named files only, and the
+	 * crash's temp files are swept */
+	fix_start_in(&w, 1, NULL);
+	fix_wait_version(&w, 1);
+	wait_written(1);
+	cr_expect_eq(temp_files(), 0, "temp files left after a restart");
+	int n = check_snapshot_files("after the restart");
+	json_t *j = fix_get_json(&w, "/v1/snapshots"), *l = json_object_get(j, "snapshots");
+	cr_expect_eq((int)json_array_size(l), n);
+	for (size_t i = 0; i < json_array_size(l); i++) {
+		const char *nm = json_string_value(json_object_get(json_array_get(l, i), "name"));
+		cr_expect(nm && nm[0] != '.' && fix_snapshot_name(nm), "listed: %s", nm);
+	}
+	json_decref(j);
+}
+
+Test(westd, restart_resumes_the_newest_set)
+{
+	unsigned long long id_b, v_b, id_c;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	char *b = fix_obs_body(3.25, 3.25);
+	fix_post_ok(&w, b, NULL, &id_b, &v_b);
+	free(b);
+	fix_wait_version(&w, v_b);
+	struct wind served = point_wind();
+	cr_expect_eq(fix_stop(&w), 0);
+
+	fix_start_in(&w, 1, NULL);
+	fix_wait_version(&w, 1);
+	json_t *o = fix_get_json(&w, "/v1/observations"), *cur = json_object_get(o, "current");
+	cr_expect_eq((unsigned long long)integer(cur, "id"), id_b);
+	cr_expect_eq(integer(cur, "field_version"), 1);
+	cr_expect(fabs(num(json_array_get(json_object_get(cur, "observations"), 0), "speed") -
+		       3.25) < 1e-9);
+	json_t *h = json_object_get(o, "history");
+	int found = 0;
+	for (size_t i = 0; i < json_array_size(h); i++)
+		found |= (unsigned long long)json_integer_value(json_object_get(json_array_get(h, i),
+									      "id")) == id_b;
+	cr_expect(found, "the resumed set %llu is not in the history", id_b);
+	json_decref(o);
+	struct wind now = point_wind();
+	cr_expect(fabs(now.u - served.u) < 1e-5 && fabs(now.v - served.v) < 1e-5,
+		  "the resumed field differs from the one served before the stop");
+
+	char *c = fix_obs_body(4.0, -1);
+	fix_post_ok(&w, c, NULL, &id_c, NULL);
+	free(c);
+	cr_expect_eq(id_c, id_b + 1, "ids go on after a restart");
+}
+
+/* ============================================================= spool */
+
+static int exists(const char *rel)
+{
+	char path[256];
+	struct stat sb;
+	snprintf(path, sizeof path, "%s/%s", w.dir, rel);
+	return stat(path, &sb) == 0;
+}
+
+static void wait_exists(const char *rel)
+{
+	for (double t0 = fix_now(); fix_now() - t0 < 30; usleep(20000))
+		if (exists(rel))
+			return;
+	fix_dump_log(&w);
+	cr_assert_fail("%s/%s did not appear within 30 s", w.dir, rel);
+}
+
+/* Write spool/name.tmp, then rename it to spool/name. */
+static void spool_drop(const char *name, const char *text)
+{
+	char tmp[96], from[256], to[256];
+	snprintf(tmp, sizeof tmp, "spool/%s.tmp", name);
+	fix_write(&w, tmp, text, from, sizeof from);
+	snprintf(to, sizeof to, "%s/spool/%s", w.dir, name);
+	cr_assert_eq(rename(from, to), 0, "%s", strerror(errno));
+}
+
+Test(westd, spool_takes_good_and_refuses_bad)
+{
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+
+	char *good = fix_obs_body(5.5, -1);
+	char tmp[256];
+	fix_write(&w, "spool/good.json.tmp", good, tmp, sizeof tmp);
+	usleep(1200000);       /* two scan intervals: a temp name is never taken */
+	cr_expect(exists("spool/good.json.tmp"), "the temp file was touched");
+	cr_expect_eq(fix_version(&w), 1);
+	unlink(tmp);
+	spool_drop("good.json", good);
+	free(good);
+	fix_wait_version(&w, 2);
+	wait_exists("spool/done/good.json");
+	cr_expect(!exists("spool/good.json"));
+	json_t *h = settled_history(), *h0 = json_array_get(h, 0);
+	cr_expect_str_eq(json_string_value(json_object_get(h0, "source")), "spool");
+	cr_expect_str_eq(json_string_value(json_object_get(h0, "status")), "solved");
+	json_decref(h);
+	json_t *o = fix_get_json(&w, "/v1/observations");
+	cr_expect(fabs(num(json_array_get(json_object_get(json_object_get(o, "current"),
+							  "observations"), 0), "speed") - 5.5) < 1e-9);
+	json_decref(o);
+
+	spool_drop("bad.json", "{\"observations\":[{\"id\":\"A\",\"x\":504850,\"y\":4652050,"
+		   "\"height\":10,\"speed\":\"fast\",\"direction\":250,"
+		   "\"time\":\"2026-11-22T12:00:00Z\"}]}");
+	wait_exists("spool/failed/bad.json.error");
+	cr_expect(exists("spool/failed/bad.json"));
+	cr_expect(!exists("spool/bad.json"));
+	char path[256];
+	size_t n;
+	snprintf(path, sizeof path, "%s/spool/failed/bad.json.error", w.dir);
+	char *why = fix_slurp(path, &n);
+	cr_expect_not_null(strstr(why, "speed"), ".error: %s", why);
+	free(why);
+
+	spool_drop("bad2.csv", "this is not,a csv\n");
+	wait_exists("spool/failed/bad2.csv.error");
+	cr_expect_eq(fix_version(&w), 2, "a refused spool file changed the field");
+	h = history();
+	cr_expect_eq(json_array_size(h), 2, "a refused spool file is in the history");
+	json_decref(h);
+}
+
+/* ========================================================== readiness */
+
+Test(westd, readyz_turns_503_when_the_field_is_old)
+{
+	const char *sets[] = { "max_field_age=1", NULL };
+	struct http_resp r;
+
+	fix_start(&w, sets);
+	fix_post_and_wait(&w);
+	fix_get(&w, "/readyz", &r);
+	cr_expect_eq(r.status, 200, "a fresh field: %s", r.body);
+	fix_resp_free(&r);
+	usleep(2500000);
+	fix_get(&w, "/readyz", &r);
+	fix_problem(&r, 503, "not-ready", "max_field_age");
+	fix_get(&w, "/livez", &r);
+	cr_expect_eq(r.status, 200);
+	fix_resp_free(&r);
+	json_t *s = fix_get_json(&w, "/v1/status");
+	cr_expect(json_is_false(json_object_get(s, "ready")));
+	json_decref(s);
+	fix_get(&w, "/metrics", &r);
+	cr_expect_not_null(strstr(r.body, "\nwestd_ready 0\n"));
+	fix_resp_free(&r);
+	/* a new field makes it ready again */
+	char *body = fix_obs_body(4.0, -1);
+	unsigned long long v;
+	fix_post_ok(&w, body, NULL, NULL, &v);
+	free(body);
+	fix_wait_version(&w, v);
+	fix_get(&w, "/readyz", &r);
+	cr_expect_eq(r.status, 200, "%s", r.body);
+	fix_resp_free(&r);
 }

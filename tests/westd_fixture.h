@@ -13,7 +13,10 @@
 #define WESTD_FIXTURE_H
 #include <criterion/criterion.h>
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +41,7 @@ struct westd_proc {
 	char dir[64];            /* the temp directory */
 	char url[64];            /* http://127.0.0.1:PORT */
 	char log[128];
+	char conf[160];          /* passed as -c when not empty */
 };
 
 struct http_resp {
@@ -47,6 +52,7 @@ struct http_resp {
 	char etag[64];
 	char allow[64];
 	char www_auth[128];
+	char clen[32];           /* Content-Length */
 };
 
 static inline double fix_now(void)
@@ -103,17 +109,19 @@ static size_t fix_header_cb(char *p, size_t size, size_t n, void *ctx)
 	fix_header_value(p, size * n, "ETag", r->etag, sizeof r->etag);
 	fix_header_value(p, size * n, "Allow", r->allow, sizeof r->allow);
 	fix_header_value(p, size * n, "WWW-Authenticate", r->www_auth, sizeof r->www_auth);
+	fix_header_value(p, size * n, "Content-Length", r->clen, sizeof r->clen);
 	return size * n;
 }
 
 /*
  * One request: method "GET", "POST", ...; body NULL for none; headers a
- * NULL-terminated list of "Name: value" (or NULL).  r->status 0 when the
+ * NULL-terminated list of "Name: value" (or NULL); as_is: send the path
+ * as given (no "/../" squashing by libcurl).  r->status 0 when the
  * connection failed.
  */
-static inline void fix_http(const struct westd_proc *w, const char *method, const char *path,
-			    const char *body, size_t len, const char *const *headers,
-			    struct http_resp *r)
+static inline void fix_http_ex(const struct westd_proc *w, const char *method,
+			       const char *path, const char *body, size_t len,
+			       const char *const *headers, int as_is, struct http_resp *r)
 {
 	char url[2048];
 	struct curl_slist *h = NULL;
@@ -140,10 +148,18 @@ static inline void fix_http(const struct westd_proc *w, const char *method, cons
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, (long)as_is);
 	if (curl_easy_perform(c) == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
+}
+
+static inline void fix_http(const struct westd_proc *w, const char *method, const char *path,
+			    const char *body, size_t len, const char *const *headers,
+			    struct http_resp *r)
+{
+	fix_http_ex(w, method, path, body, len, headers, 0, r);
 }
 
 static inline void fix_get(const struct westd_proc *w, const char *path, struct http_resp *r)
@@ -191,18 +207,39 @@ static inline void fix_dump_log(const struct westd_proc *w)
 	free(log);
 }
 
+/* A fresh temp directory for w (before fix_start_in(w, 1, ...), e.g. to
+ * write a config file there first). */
+static inline void fix_mkdir(struct westd_proc *w)
+{
+	snprintf(w->dir, sizeof w->dir, "/tmp/westd-test-XXXXXX");
+	cr_assert_not_null(mkdtemp(w->dir));
+}
+
+/* Write text to the file w->dir/name (path into out when not NULL). */
+static inline void fix_write(const struct westd_proc *w, const char *name, const char *text,
+			     char *out, size_t outlen)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/%s", w->dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	cr_assert_eq(fputs(text, f) >= 0, 1);
+	cr_assert_eq(fclose(f), 0);
+	if (out)
+		snprintf(out, outlen, "%s", path);
+}
+
 /* Start westd in dir (keep: reuse w->dir, e.g. for a restart) with extra
- * --set options (NULL-terminated list or NULL); wait until /livez answers. */
+ * --set options (NULL-terminated list or NULL), and -c w->conf when set;
+ * wait until /livez answers. */
 static inline void fix_start_in(struct westd_proc *w, int keep, const char *const *sets)
 {
 	const char *argv[64];
 	char s[6][512];
 	int n = 0;
 
-	if (!keep) {
-		snprintf(w->dir, sizeof w->dir, "/tmp/westd-test-XXXXXX");
-		cr_assert_not_null(mkdtemp(w->dir));
-	}
+	if (!keep)
+		fix_mkdir(w);
 	w->port = fix_free_port();
 	snprintf(w->url, sizeof w->url, "http://127.0.0.1:%d", w->port);
 	snprintf(w->log, sizeof w->log, "%s/westd.log", w->dir);
@@ -214,6 +251,8 @@ static inline void fix_start_in(struct westd_proc *w, int keep, const char *cons
 	snprintf(s[5], sizeof s[5], "spool_scan_interval=0.5");
 	argv[n++] = WESTD_BIN;
 	argv[n++] = "--foreground";
+	if (w->conf[0])
+		argv[n++] = "-c", argv[n++] = w->conf;
 	for (int i = 0; i < 6; i++)
 		argv[n++] = "--set", argv[n++] = s[i];
 	argv[n++] = "--set", argv[n++] = "backend=cpu";
@@ -328,6 +367,176 @@ static inline unsigned long long fix_post_and_wait(const struct westd_proc *w)
 	fix_resp_free(&r);
 	fix_wait_version(w, v);
 	return v;
+}
+
+/* GET path, asserted to answer 200 with JSON; the document. */
+static inline json_t *fix_get_json(const struct westd_proc *w, const char *path)
+{
+	struct http_resp r;
+	fix_get(w, path, &r);
+	cr_assert_eq(r.status, 200, "GET %s: %ld %s", path, r.status, r.body ? r.body : "");
+	json_t *j = fix_json(&r);
+	fix_resp_free(&r);
+	return j;
+}
+
+/* POST body as application/json (plus headers, NULL-terminated or NULL). */
+static inline void fix_post_json(const struct westd_proc *w, const char *body,
+				 const char *const *headers, struct http_resp *r)
+{
+	const char *h[8] = { "Content-Type: application/json" };
+	for (int i = 0; headers && headers[i] && i < 6; i++)
+		h[i + 1] = headers[i];
+	fix_http(w, "POST", "/v1/observations", body, strlen(body), h, r);
+}
+
+/* The sample observations (data/obs/default.json) with the first
+ * station's speed set to first and the others' to others (m/s; a
+ * negative value keeps the file's); malloc'd JSON text. */
+static inline char *fix_obs_body(double first, double others)
+{
+	json_error_t e;
+	json_t *j = json_load_file(FIX_OBS_JSON, 0, &e), *a;
+	cr_assert_not_null(j, "%s: %s", FIX_OBS_JSON, e.text);
+	a = json_object_get(j, "observations");
+	cr_assert(json_array_size(a) >= 2);
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		double s = i == 0 ? first : others;
+		if (s >= 0)
+			json_object_set_new(json_array_get(a, i), "speed", json_real(s));
+	}
+	char *text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	cr_assert_not_null(text);
+	json_decref(j);
+	return text;
+}
+
+/* POST body (JSON) and assert 202; the answer's id and field_version. */
+static inline void fix_post_ok(const struct westd_proc *w, const char *body,
+			       const char *const *headers, unsigned long long *id,
+			       unsigned long long *version)
+{
+	struct http_resp r;
+	fix_post_json(w, body, headers, &r);
+	cr_assert_eq(r.status, 202, "POST: %ld %s", r.status, r.body ? r.body : "");
+	json_t *j = fix_json(&r);
+	if (id)
+		*id = (unsigned long long)json_integer_value(json_object_get(j, "id"));
+	if (version)
+		*version = (unsigned long long)json_integer_value(
+			json_object_get(j, "field_version"));
+	json_decref(j);
+	fix_resp_free(&r);
+}
+
+/*
+ * r is a problem+json answer (RFC 9457) with this status, a type ending in
+ * "/slug" (slug NULL: any), a title, and a detail containing `detail`
+ * (NULL: any non-empty detail).  Frees r.
+ */
+static inline void fix_problem(struct http_resp *r, long status, const char *slug,
+			       const char *detail)
+{
+	cr_assert_eq(r->status, status, "want %ld, got %ld: %s", status, r->status,
+		     r->body ? r->body : "");
+	cr_expect_eq(strncmp(r->ctype, "application/problem+json", 24), 0,
+		     "%ld: Content-Type '%s'", status, r->ctype);
+	json_t *j = fix_json(r);
+	const char *type = json_string_value(json_object_get(j, "type"));
+	const char *title = json_string_value(json_object_get(j, "title"));
+	const char *det = json_string_value(json_object_get(j, "detail"));
+	cr_assert_not_null(type, "no type: %s", r->body);
+	cr_expect(title && title[0], "no title: %s", r->body);
+	cr_expect_eq(json_integer_value(json_object_get(j, "status")), status, "%s", r->body);
+	cr_assert(det && det[0], "no detail: %s", r->body);
+	if (slug) {
+		size_t n = strlen(type), k = strlen(slug);
+		cr_expect(n > k && type[n - k - 1] == '/' && !strcmp(type + n - k, slug),
+			  "type '%s' is not .../%s", type, slug);
+	}
+	if (detail)
+		cr_expect_not_null(strstr(det, detail), "detail '%s' lacks '%s'", det, detail);
+	json_decref(j);
+	fix_resp_free(r);
+}
+
+/* How many times needle occurs in the daemon's log. */
+static inline int fix_log_count(const struct westd_proc *w, const char *needle)
+{
+	size_t n;
+	int count = 0;
+	char *log = fix_slurp(w->log, &n);
+	for (const char *p = log; (p = strstr(p, needle)); p += strlen(needle))
+		count++;
+	free(log);
+	return count;
+}
+
+/* Wait (at most 30 s) until needle occurs count times in the log. */
+static inline void fix_wait_log(const struct westd_proc *w, const char *needle, int count)
+{
+	for (double t0 = fix_now(); fix_now() - t0 < 30; usleep(20000))
+		if (fix_log_count(w, needle) >= count)
+			return;
+	fix_dump_log(w);
+	cr_assert_fail("'%s' did not come %d times in the log within 30 s", needle, count);
+}
+
+/* Wait (at most 60 s) until the worker has nothing pending or running. */
+static inline void fix_wait_idle(const struct westd_proc *w)
+{
+	for (double t0 = fix_now(); fix_now() - t0 < 60; usleep(20000)) {
+		json_t *j = fix_get_json(w, "/v1/status"), *q = json_object_get(j, "queue");
+		int idle = !json_integer_value(json_object_get(q, "pending")) &&
+			   !json_integer_value(json_object_get(q, "running"));
+		json_decref(j);
+		if (idle)
+			return;
+	}
+	fix_dump_log(w);
+	cr_assert_fail("the worker did not become idle within 60 s");
+}
+
+/* The path part of an absolute URL ("http://host:port/p?q" -> "/p?q"). */
+static inline const char *fix_url_path(const char *href)
+{
+	const char *p = strstr(href, "://");
+	cr_assert_not_null(p, "not an absolute URL: %s", href);
+	p = strchr(p + 3, '/');
+	return p ? p : "/";
+}
+
+/* A TCP connection to the daemon (fd), with a 10 s receive timeout. */
+static inline int fix_connect(const struct westd_proc *w)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)w->port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { 10, 0 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert(fd >= 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s",
+		     strerror(errno));
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv), 0);
+	return fd;
+}
+
+/* 1 when name has the snapshot form wind-v<N>-YYYYmmddTHHMMSSZ.nc. */
+static inline int fix_snapshot_name(const char *name)
+{
+	const char *p = name;
+	if (strncmp(p, "wind-v", 6))
+		return 0;
+	p += 6;
+	if (*p < '1' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p++ != '-')
+		return 0;
+	for (int i = 0; i < 15; i++, p++)
+		if (i == 8 ? *p != 'T' : (*p < '0' || *p > '9'))
+			return 0;
+	return strcmp(p, "Z.nc") == 0;
 }
 
 #endif

@@ -38,8 +38,8 @@
  *  - 8 km x 8 km, 20 levels of 20 m (base altitude auto: the lowest
  *    terrain point, floored).  Grid Rn has n times the cells of R1 by
  *    halving the spacing: R1 100x100x20 (dx = dy = 80 m), R4 200x200x20
- *    (40 m), R16 400x400x20 (20 m), R64 800x800x20 (10 m).  Terrain,
- *    sampled at every column centre and built into a grid by
+ *    (40 m), R16 400x400x20 (20 m), R64 800x800x20 (10 m).  Terrain
+ *    (bench_terrain.h), sampled at every column centre and built into a grid by
  *    west_grid_init over an in-memory DEM (corner 500000, 4650000): a
  *    205 m plain, two north-south ridges 150 m high (sigma 400 m) whose
  *    crests wander +-200 m, a valley between them deepening from 12.5 to
@@ -163,7 +163,9 @@
 #include "obs.h"
 #include "terrain.h"
 
-#define WB_L 8000.0                /* domain side (m) */
+#include "bench_terrain.h"
+
+#define WB_L BENCH_TERRAIN_L        /* domain side (m), 8000 */
 #define WB_X0 500000.0             /* outer lower-left corner (m) */
 #define WB_Y0 4650000.0
 #define WB_NZ 20
@@ -609,19 +611,6 @@ static void gpu_reopen_state(struct gpu *gp)
 
 /* -------------------------------------------------------- terrain, grid */
 
-/* Ground altitude (m) at (x, y) m from the domain's lower-left corner. */
-static double terrain_alt(double x, double y)
-{
-	double wig = 200.0 * sin(2.0 * M_PI * y / WB_L);
-	double r1 = (x - 0.2 * WB_L - wig) / 400.0, r2 = (x - 0.8 * WB_L + wig) / 400.0;
-	double v = (x - 0.5 * WB_L) / 800.0;
-	double hx = x - 0.5 * WB_L, hy = y - 0.3 * WB_L;
-
-	return 205.0 + 150.0 * (exp(-0.5 * r1 * r1) + exp(-0.5 * r2 * r2)) -
-	       25.0 * (0.5 + 0.5 * y / WB_L) * exp(-0.5 * v * v) +
-	       100.0 * exp(-(hx * hx + hy * hy) / (2.0 * 500.0 * 500.0));
-}
-
 static void dem_fill(struct west_dem *dem)
 {
 	size_t nx = dem->nx;
@@ -629,7 +618,7 @@ static void dem_fill(struct west_dem *dem)
 	#pragma omp parallel for schedule(static)
 	for (long j = 0; j < (long)dem->ny; j++)
 		for (size_t i = 0; i < nx; i++)
-			dem->z[(size_t)j * nx + i] = (float)terrain_alt(
+			dem->z[(size_t)j * nx + i] = (float)bench_terrain_alt(
 				((double)i + 0.5) * dem->dx, ((double)j + 0.5) * dem->dy);
 }
 
