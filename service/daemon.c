@@ -284,9 +284,10 @@ static enum west_status load_grid(const struct west_config *c,
 		west_grid_free(&g);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "out of memory for the grid");
 	}
+	const struct west_grid *n = &(*out)->g;
 	west_log(WEST_LOG_NOTICE, "terrain %s: grid %zu x %zu x %zu cells of %g x %g m, "
-		 "%zu land cells", c->terrain, g.nx, g.ny, g.nz, g.dx, g.dy,
-		 (*out)->g.land_cells);
+		 "%zu land cells", c->terrain, n->nx, n->ny, n->nz, n->dx, n->dy,
+		 n->land_cells);
 	return WEST_OK;
 }
 

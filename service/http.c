@@ -418,13 +418,13 @@ enum west_status west_http_start(struct west_http *h, struct westd *d,
 		flags |= MHD_USE_IPv6;
 	h->mhd = MHD_start_daemon(
 		flags, 0, NULL, NULL, on_request, h,
+		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)d->conf.http_threads,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)d->conf.max_connections,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)d->conf.per_ip_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)d->conf.connection_timeout,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-		MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
 		MHD_OPTION_END);
 	if (!h->mhd)

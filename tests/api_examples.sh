@@ -16,7 +16,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 addr=127.0.0.1:$port
 "$bin" --foreground --set terrain="$src/data/default.asc" --set listen="$addr" \
 	--set state_dir="$tmp/state" --set snapshot_dir="$tmp/snapshots" \
-	--set backend=cpu 2>"$tmp/log" &
+	--set backend="${WESTD_BACKEND:-cpu}" 2>"$tmp/log" &
 pid=$!
 i=0
 until curl -s -o /dev/null "http://$addr/livez"; do
