@@ -226,7 +226,7 @@ static enum west_status make_dir(const char *dir, char *err, size_t errlen)
 /* Remove the temp files a crash left in the writer's directory. */
 static void sweep(const struct west_snapwriter *sw)
 {
-	DIR *d = fdopendir(dup(sw->dirfd));
+	DIR *d = fdopendir(fcntl(sw->dirfd, F_DUPFD_CLOEXEC, 0));
 	struct dirent *e;
 
 	if (!d) {

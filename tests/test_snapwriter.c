@@ -1,8 +1,8 @@
 /*
  * test_snapwriter.c: the snapshot writer thread (service/snapwriter.h):
- * notify and interval modes, coalescing, retention, failures, the flush
- * on stop, the names and the listing, and a writer killed with SIGKILL in
- * the middle of a snapshot.
+ * notify and interval modes, coalescing, retention, failures, the write
+ * hook, the flush on stop, the names and the listing, and a writer killed
+ * with SIGKILL in the middle of a snapshot.
  *
  * Every test gets a fresh mkdtemp directory `top` under /tmp; the
  * snapshots go to its sub-directory "snap", which start creates.  The
@@ -38,6 +38,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -554,6 +555,61 @@ Test(snapwriter, a_directory_in_the_way_fails_the_write_and_the_service_goes_on)
 	const char *log = log_text();
 	cr_assert_not_null(strstr(log, "snapshot of version 1 failed"), "not logged: %s", log);
 	cr_assert_not_null(strstr(log, "error"), "not at level error: %s", log);
+}
+
+struct hook_count {
+	atomic_int ok, failed;
+	atomic_int bad_seconds;
+};
+
+static void count_write(void *ctx, int ok, double seconds)
+{
+	struct hook_count *c = ctx;
+
+	atomic_fetch_add(ok ? &c->ok : &c->failed, 1);
+	if (!(seconds >= 0))
+		atomic_fetch_add(&c->bad_seconds, 1);
+}
+
+/* Wait until the hook has counted `ok` successes and `failed` failures. */
+static void wait_hook(struct hook_count *c, int ok, int failed)
+{
+	double limit = now_s() + WAIT_LIMIT_S;
+
+	while (atomic_load(&c->ok) < ok || atomic_load(&c->failed) < failed) {
+		cr_assert_lt(now_s(), limit, "the hook saw %d ok, %d failed", atomic_load(&c->ok),
+			     atomic_load(&c->failed));
+		pause_ms(2);
+	}
+}
+
+Test(snapwriter, the_write_hook_sees_each_attempt)
+{
+	struct hook_count c;
+	char path[PATH_MAX];
+
+	atomic_init(&c.ok, 0);
+	atomic_init(&c.failed, 0);
+	atomic_init(&c.bad_seconds, 0);
+	start(3, 0.0);
+	west_snapwriter_on_write(&sw, count_write, &c);
+	publish();
+	west_snapwriter_notify(&sw);
+	wait_hook(&c, 1, 0);
+	snprintf(path, sizeof path, "%s/%s", dir, snap_name(2));
+	cr_assert_eq(mkdir(path, 0755), 0, "%s", strerror(errno));
+	publish();
+	west_snapwriter_notify(&sw);
+	wait_hook(&c, 1, 1);
+	west_snapwriter_notify(&sw);   /* version 2 failed: a notify retries it */
+	wait_hook(&c, 1, 2);
+	west_snapwriter_on_write(&sw, NULL, NULL);
+	cr_assert_eq(rmdir(path), 0, "%s", strerror(errno));
+	west_snapwriter_stop(&sw);     /* the flush writes version 2, unhooked */
+	cr_assert_eq(atomic_load(&c.ok), 1);
+	cr_assert_eq(atomic_load(&c.failed), 2);
+	cr_assert_eq(atomic_load(&c.bad_seconds), 0);
+	cr_assert_str_eq(entries(dir), join(snap_name(1), snap_name(2), NULL));
 }
 
 /* ============================================================= start */

@@ -302,12 +302,23 @@ static inline int fix_stop(struct westd_proc *w)
 	return WEXITSTATUS(status);
 }
 
+/* Stop a daemon still running (SIGTERM, so that a sanitizer build reports
+ * its leaks; SIGKILL after 20 s) and remove the directory. */
 static inline void fix_cleanup(struct westd_proc *w)
 {
 	char cmd[128];
 	if (w->pid > 0) {
-		kill(w->pid, SIGKILL);
-		waitpid(w->pid, NULL, 0);
+		int status, gone = 0;
+		kill(w->pid, SIGTERM);
+		for (double t0 = fix_now(); !gone && fix_now() - t0 < 20; usleep(10000))
+			gone = waitpid(w->pid, &status, WNOHANG) == w->pid;
+		if (!gone) {
+			fprintf(stderr, "westd %d did not stop on SIGTERM within 20 s\n", (int)w->pid);
+			kill(w->pid, SIGKILL);
+			waitpid(w->pid, NULL, 0);
+		} else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			fprintf(stderr, "westd %d stopped with status %d\n", (int)w->pid, status);
+		}
 	}
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
 	if (w->dir[0] && system(cmd) != 0)
