@@ -338,6 +338,22 @@ static enum west_status open_state(struct westd *d, char *err, size_t errlen)
 	return st;
 }
 
+/* Versions go on from the newest snapshot of an earlier run, so that a
+ * restart neither reuses a version (a console's ETag) nor has retention
+ * take the new snapshots for the oldest. */
+static void continue_versions(struct westd *d)
+{
+	struct west_snapshot_entry *e = NULL;
+	size_t n = 0;
+	char err[WEST_ERRLEN];
+
+	if (west_snapshot_list(d->conf.snapshot_dir, &e, &n, err, sizeof err))
+		west_log(WEST_LOG_WARNING, "%s", err);
+	else if (n)
+		d->store.last_version = e[0].version;
+	free(e);
+}
+
 static enum west_status open_outputs(struct westd *d, char *err, size_t errlen)
 {
 	enum west_status st;
@@ -350,6 +366,7 @@ static enum west_status open_outputs(struct westd *d, char *err, size_t errlen)
 			return st;
 		west_snapwriter_on_write(&d->snap, on_snapshot, d);
 		d->snap_on = 1;
+		continue_versions(d);
 	}
 	if (d->conf.spool_dir[0])
 		return west_spool_open(&d->spool, d->conf.spool_dir, err, errlen);
