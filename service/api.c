@@ -106,9 +106,12 @@ struct west_published *api_field(struct west_req *r)
 		if (!p)
 			west_reply_problem(r, 503, "no-field", "Service Unavailable",
 					   "no field yet: POST /v1/observations first");
+	} else if (!(v >= 1 && v <= 1e18 && v == floor(v))) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+				   "query parameter version: %g is not a whole number >= 1", v);
+		return NULL;
 	} else {
-		p = v >= 1 && v == floor(v) ? west_store_acquire_version(&r->d->store,
-			(unsigned long long)v) : NULL;
+		p = west_store_acquire_version(&r->d->store, (unsigned long long)v);
 		if (!p)
 			west_reply_problem(r, 404, "version-not-held", "Not Found",
 					   "version: field %.0f is not held (the newest %d "

@@ -4,6 +4,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -46,17 +47,13 @@ static void queue(struct west_req *r, unsigned status, struct MHD_Response *resp
 void west_reply_text(struct west_req *r, unsigned status, const char *content_type,
 		     char *text, size_t len)
 {
-	struct MHD_Response *resp;
-
-	if (r->head) {       /* same headers, Content-Length of the body */
-		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	/* libmicrohttpd answers HEAD with these headers, Content-Length
+	 * included, and no body */
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, text,
+								    MHD_RESPMEM_MUST_FREE);
+	if (!resp)
 		free(text);
-	} else {
-		resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
-		if (!resp)
-			free(text);
-	}
-	if (resp && content_type)
+	else if (content_type)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	queue(r, status, resp);
 }
@@ -110,14 +107,9 @@ void west_reply_file(struct west_req *r, int fd, size_t size, const char *conten
 	char disp[160];
 	struct MHD_Response *resp;
 
-	if (r->head) {
+	resp = MHD_create_response_from_fd(size, fd);
+	if (!resp)
 		close(fd);
-		resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
-	} else {
-		resp = MHD_create_response_from_fd(size, fd);
-		if (!resp)
-			close(fd);
-	}
 	if (resp) {
 		snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", filename);
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
@@ -363,6 +355,28 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 	west_log(WEST_LOG_INFO, "http: %s", msg);
 }
 
+/* Percent-decoding of the URL and arguments, in place, except "%00": a
+ * NUL would cut a name short (".../NAME%00.txt" read as NAME), so it stays
+ * as the three characters and the name is refused. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *o = s;
+	(void)cls, (void)c;
+
+	for (const char *p = s; *p; p++) {
+		unsigned v;
+		if (*p == '%' && isxdigit((unsigned char)p[1]) &&
+		    isxdigit((unsigned char)p[2]) && sscanf(p + 1, "%2x", &v) == 1 && v) {
+			*o++ = (char)v;
+			p += 2;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+	return (size_t)(o - s);
+}
+
 /* --------------------------------------------------------------- server */
 
 /* "HOST:PORT" or "[V6]:PORT" -> address. */
@@ -426,6 +440,7 @@ enum west_status west_http_start(struct west_http *h, struct westd *d,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)d->conf.connection_timeout,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 		MHD_OPTION_END);
 	if (!h->mhd)
 		return west_fail(err, errlen, WEST_ERR_IO,

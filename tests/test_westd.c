@@ -655,7 +655,7 @@ Test(westd, documented_errors_are_problem_json)
 	fix_get(&w, "/v1/field?version=42", &r);
 	fix_problem(&r, 404, "version-not-held", "42");
 	fix_get(&w, "/v1/field?version=1.5", &r);
-	fix_problem(&r, 404, "version-not-held", "1.5");
+	fix_problem(&r, 400, "bad-parameter", "1.5");
 
 	/* 405 */
 	fix_http(&w, "DELETE", "/v1/status", NULL, 0, NULL, &r);
