@@ -182,33 +182,6 @@ enum west_status west_snapshot_list(const char *dir, struct west_snapshot_entry 
 
 /* ========================================================== directory */
 
-/* fsync the parent of dir, after creating dir (EINVAL: cannot sync). */
-static enum west_status sync_parent(const char *dir, char *err, size_t errlen)
-{
-	char parent[PATH_MAX];
-	const char *slash;
-	size_t n = strlen(dir);
-	int fd, e;
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	snprintf(parent, sizeof parent, "%.*s", (int)n, dir);
-	slash = strrchr(parent, '/');
-	if (!slash)
-		snprintf(parent, sizeof parent, ".");
-	else
-		parent[slash == parent ? 1 : slash - parent] = '\0';
-	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open its parent %s: %s",
-				 dir, parent, strerror(errno));
-	e = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
-	close(fd);
-	if (e)
-		return west_fail(err, errlen, WEST_ERR_IO, "%s: fsync of its parent %s: %s",
-				 dir, parent, strerror(e));
-	return WEST_OK;
-}
 
 static enum west_status make_dir(const char *dir, char *err, size_t errlen)
 {
@@ -216,7 +189,7 @@ static enum west_status make_dir(const char *dir, char *err, size_t errlen)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%.64s...: snapshot directory name too long", dir);
 	if (mkdir(dir, DIR_MODE) == 0)
-		return sync_parent(dir, err, errlen);
+		return west_dir_sync_parent(dir, err, errlen);
 	if (errno == EEXIST)
 		return WEST_OK;   /* not a directory: west_dir_lock says so */
 	return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot create the snapshot "

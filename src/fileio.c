@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,5 +148,31 @@ enum west_status west_dir_lock(const char *dir, const char *owner, int *fd,
 				 dir, owner);
 	west_log(WEST_LOG_WARNING, "%s: cannot lock (%s); going on unlocked", dir,
 		 strerror(errno));
+	return WEST_OK;
+}
+
+/* fsync the directory that holds dir (after creating dir). */
+enum west_status west_dir_sync_parent(const char *dir, char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	size_t n = strlen(dir);
+	int fd, e;
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	while (n > 0 && dir[n - 1] != '/')
+		n--;
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	snprintf(parent, sizeof parent, "%.*s", (int)(n ? n : 1), n ? dir : ".");
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open its parent %s: %s",
+				 dir, parent, strerror(errno));
+	e = fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+	close(fd);
+	if (e)
+		return west_fail(err, errlen, WEST_ERR_IO, "%s: fsync of its parent %s: %s",
+				 dir, parent, strerror(e));
 	return WEST_OK;
 }

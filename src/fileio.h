@@ -37,4 +37,12 @@ int west_file_is_temp(const char *name);
 enum west_status west_dir_lock(const char *dir, const char *owner, int *fd,
 			       char *err, size_t errlen);
 
+/*
+ * fsync the directory holding dir (trailing slashes ignored; "." for a
+ * relative name without one), so that a directory just created survives a
+ * crash.  A file system that cannot sync a directory (EINVAL) is not an
+ * error.  WEST_ERR_IO names dir and its parent.
+ */
+enum west_status west_dir_sync_parent(const char *dir, char *err, size_t errlen);
+
 #endif
