@@ -193,13 +193,12 @@ static enum west_status save_and_submit(struct westd *d, struct west_obs_set *se
 	out->valid_time = set->valid_time;
 	r.id = out->id, r.received_at = westd_now(), r.valid_time = set->valid_time;
 	r.stations = set->n, r.source = src, r.fate = WESTD_PENDING;
-	/* recorded before the submit, so that the hooks find it */
+	/* submitted and recorded under rec_lock, so that the hooks, which
+	 * take it, find the record */
 	pthread_mutex_lock(&d->rec_lock);
-	d->rec[d->nrec % WESTD_RECORDS] = r;
-	struct westd_record *mine = &d->rec[d->nrec++ % WESTD_RECORDS];
 	old = west_worker_submit(&d->worker, set, out->id, &out->version);
-	if (mine->id == out->id && mine->fate == WESTD_PENDING)
-		mine->version = out->version;
+	r.version = out->version;
+	d->rec[d->nrec++ % WESTD_RECORDS] = r;
 	pthread_mutex_unlock(&d->rec_lock);
 	if (old) {
 		record_fate(d, old, WESTD_SUPERSEDED, 0);
