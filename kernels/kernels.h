@@ -158,6 +158,88 @@ enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
 enum west_status west_divremoval_cpu(const struct west_kgrid *g,
 				     const float *u, const float *v, float *w);
 
+/*
+ * 8, potential form (DESIGN.md section 3, docs/model.md): the correction
+ * e of the velocity potential solves A e = b on the cells, where
+ *   (A e)_c = sum_f G_f (e_c - e_nb(f))    over the six faces f of cell c,
+ * G_f the face's conductance (m: open area over the distance between the
+ * centres either side; eta times that on z-faces; 0 on closed faces), a
+ * neighbour beyond an open boundary (sides, top) counts as e = 0, and
+ * b = V_c D_c (m^3/s: the cell's volume times its divergence).  Then
+ * u += T grad e makes b - A e the new V D: the iteration of the velocity
+ * form, in fewer bytes.
+ *
+ * A level of the multigrid hierarchy stores its cells per colour
+ * (colour (i + j + k) & 1): the cells of colour c are slots
+ * c * ncol + (i >> 1) + hx * (j + ny * k), hx = (nx + 1) / 2, so a colour
+ * pass reads and writes its own colour contiguously and its neighbours
+ * (the other colour) from contiguous rows.  Slots with no cell (the last
+ * of a row of odd length) hold zero.  Level 0, the model grid, keeps a
+ * one-byte code per cell (bit f set when face f is open: transparency 1)
+ * and the conductance of an open face by level k (kf[6 k + f]); coarser
+ * levels keep six conductances per cell (g[f * 2 ncol + slot]).
+ */
+enum { WEST_PF_W, WEST_PF_E, WEST_PF_S, WEST_PF_N, WEST_PF_B, WEST_PF_T };
+
+struct west_plevel {
+	size_t nx, ny, nz;          /* cells */
+	size_t hx, ncol;            /* (nx + 1) / 2; hx * ny * nz slots per colour */
+	unsigned fx, fy, fz;        /* cells per coarse cell of the next level
+				       along x, y, z (1 or 2; 0 on the last) */
+	const unsigned char *code;  /* level 0: 2 * ncol open-face bits; else NULL */
+	const float *kf;            /* level 0: 6 * nz open-face conductances (m) */
+	const float *vol;           /* level 0: nz cell volumes (m^3) */
+	const float *g;             /* coarser levels: 6 * 2 * ncol conductances (m) */
+	float *e, *b;               /* 2 * ncol: correction (m^2/s), right-hand side */
+};
+
+/* b = vol D(u) on level 0's open cells (code != 0), 0 elsewhere. */
+enum west_status west_pot_rhs_cpu(const struct west_kgrid *g,
+				  const struct west_plevel *l0, const float *u,
+				  const float *v, const float *w);
+
+/* u += alpha T grad x on every face (x a level-0 vector, 0 beyond open
+ * boundaries; closed faces stay): x-face U += alpha rdx (x_c - x_west),
+ * z-face W += alpha eta rdzf (x_c - x_below). */
+enum west_status west_pot_apply_cpu(const struct west_kgrid *g,
+				    const struct west_plevel *l0, float eta,
+				    float alpha, const float *x, float *u,
+				    float *v, float *w);
+
+/* One colour pass of SOR on A e = b: every open cell of the colour gets
+ * e += omega (b - A e) / diag. */
+enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,
+				     int colour);
+
+/* The coarse level's b: the sum of the fine residuals b - A e over the
+ * fine cells of each coarse cell (fine's fx, fy, fz). */
+enum west_status west_pot_restrict_cpu(const struct west_plevel *fine,
+				       const struct west_plevel *coarse);
+
+/* fine e += the coarse e of the cell holding it, on open fine cells. */
+enum west_status west_pot_prolong_cpu(const struct west_plevel *coarse,
+				      const struct west_plevel *fine);
+
+/* The coarsest level's solve: e = 0, then `sweeps` red-black iterations
+ * (red, black) and `sweeps` back (black, red), omega 1: a fixed symmetric
+ * operator (the GPU runs it in one block). */
+enum west_status west_pot_coarse_cpu(const struct west_plevel *l, int sweeps);
+
+/* y = A x on level l (x, y: 2 * ncol). */
+enum west_status west_pot_matvec_cpu(const struct west_plevel *l, const float *x,
+				     float *y);
+
+/* *dot = sum of x[i] y[i] for i < n, accumulated in double (the GPU's
+ * order differs: agrees to rounding).  Host memory for dot. */
+enum west_status west_pot_dot_cpu(size_t n, const float *x, const float *y,
+				  double *dot);
+
+/* y = x + beta y for i < n. */
+enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *y);
+
+/* x = 0 for i < n. */
+enum west_status west_pot_zero_cpu(size_t n, float *x);
+
 /* The largest ny and nz the CUDA launch shapes cover (cuda_launch.cuh). */
 #define WEST_CUDA_MAX_NY (65535 * 4 - 1)
 #define WEST_CUDA_MAX_NZ 65534
@@ -177,6 +259,16 @@ __typeof__(west_transparency_cpu) west_transparency_cuda;
 __typeof__(west_divmin_sweep_cpu) west_divmin_sweep_cuda;
 __typeof__(west_divergence_norms_cpu) west_divergence_norms_cuda;
 __typeof__(west_divremoval_cpu) west_divremoval_cuda;
+__typeof__(west_pot_rhs_cpu) west_pot_rhs_cuda;
+__typeof__(west_pot_apply_cpu) west_pot_apply_cuda;
+__typeof__(west_pot_smooth_cpu) west_pot_smooth_cuda;
+__typeof__(west_pot_restrict_cpu) west_pot_restrict_cuda;
+__typeof__(west_pot_prolong_cpu) west_pot_prolong_cuda;
+__typeof__(west_pot_coarse_cpu) west_pot_coarse_cuda;
+__typeof__(west_pot_matvec_cpu) west_pot_matvec_cuda;
+__typeof__(west_pot_dot_cpu) west_pot_dot_cuda;
+__typeof__(west_pot_xpby_cpu) west_pot_xpby_cuda;
+__typeof__(west_pot_zero_cpu) west_pot_zero_cuda;
 
 #ifdef __cplusplus
 }

@@ -4,15 +4,17 @@
  *   west grid [--terrain FILE] [--config FILE] [--set KEY=VALUE]...
  *             [--backend auto|cpu|cuda] [--json]
  *   west run  --obs FILE --out FILE.nc [--terrain FILE] [--config FILE]
- *             [--set KEY=VALUE]... [--backend NAME] [--iterations N]
- *             [--tolerance X] [--omega W] [--indexing masked|compact]
- *             [--json] [--progress]
+ *             [--set KEY=VALUE]... [--backend NAME]
+ *             [--solver multigrid|sor|sor-potential] [--iterations N]
+ *             [--cycles N] [--tolerance X] [--omega W]
+ *             [--indexing masked|compact] [--json] [--progress]
  *   west info FILE.nc [--json]
  *
  * The configuration is the defaults, then the --config file, then every
- * --set and model option in command-line order (--backend, --iterations,
- * --tolerance, --omega and --indexing are --set of the key of that name, so
- * their values are checked by the config table), then --terrain.  This
+ * --set and model option in command-line order (--backend, --solver,
+ * --iterations, --cycles, --tolerance, --omega and --indexing are --set of
+ * the key of that name, so their values are checked by the config table),
+ * then --terrain.  This
  * file parses arguments and runs `grid`; west_run.c runs `run` and `info`.
  * Exit codes are listed in usage().
  */
@@ -30,7 +32,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: west grid [--terrain FILE] [--config FILE] [--set KEY=VALUE]... [--backend NAME] [--json]\n"
 	      "       west run --obs FILE --out FILE.nc [--terrain FILE] [--config FILE] [--set KEY=VALUE]...\n"
-	      "                [--backend NAME] [--iterations N] [--tolerance X] [--omega W]\n"
+	      "                [--backend NAME] [--solver multigrid|sor|sor-potential]\n"
+	      "                [--iterations N] [--cycles N] [--tolerance X] [--omega W]\n"
 	      "                [--indexing masked|compact] [--json] [--progress]\n"
 	      "       west info FILE.nc [--json]\n"
 	      "       west --help | --version\n"
@@ -46,10 +49,15 @@ static void usage(FILE *f)
 	      "  -c, --config FILE      config file (see conf/westd.conf; default: built-in defaults)\n"
 	      "  -s, --set KEY=VALUE    override one config key (repeatable, applied after --config)\n"
 	      "  -b, --backend NAME     auto, cpu or cuda (same as --set backend=NAME)\n"
-	      "      --iterations N     most red-black iterations (--set iterations=N)\n"
+	      "      --solver NAME      divergence minimization: multigrid (default), sor (the\n"
+	      "                         paper's velocity form) or sor-potential (--set solver=NAME)\n"
+	      "      --iterations N     most red-black iterations of the sor solvers\n"
+	      "                         (--set iterations=N)\n"
+	      "      --cycles N         most multigrid iterations (--set cycles=N)\n"
 	      "      --tolerance X      stop at max|D| h / U_ref <= X (--set tolerance=X)\n"
-	      "      --omega W          SOR relaxation factor (--set omega=W)\n"
-	      "      --indexing MODE    masked or compact red-black ordering (--set indexing=MODE)\n"
+	      "      --omega W          relaxation factor of the sor solvers (--set omega=W)\n"
+	      "      --indexing MODE    masked or compact red-black ordering of sor\n"
+	      "                         (--set indexing=MODE)\n"
 	      "      --json             print one line of JSON instead of the table\n"
 	      "      --progress         print a line per model step on stderr even when it is\n"
 	      "                         not a terminal (on a terminal it is the default)\n"
@@ -59,13 +67,15 @@ static void usage(FILE *f)
 	      "            snapshot file), with the file and the line, record or field named\n", f);
 }
 
-enum { OPT_ITER = 256, OPT_TOL, OPT_OMEGA, OPT_INDEXING, OPT_JSON, OPT_PROGRESS };
+enum { OPT_ITER = 256, OPT_SOLVER, OPT_CYCLES, OPT_TOL, OPT_OMEGA, OPT_INDEXING, OPT_JSON, OPT_PROGRESS };
 
 static const struct option longopts[] = {
 	{"terrain", required_argument, 0, 't'}, {"config", required_argument, 0, 'c'},
 	{"set", required_argument, 0, 's'}, {"backend", required_argument, 0, 'b'},
 	{"obs", required_argument, 0, 'o'}, {"out", required_argument, 0, 'O'},
+	{"solver", required_argument, 0, OPT_SOLVER},
 	{"iterations", required_argument, 0, OPT_ITER},
+	{"cycles", required_argument, 0, OPT_CYCLES},
 	{"tolerance", required_argument, 0, OPT_TOL},
 	{"omega", required_argument, 0, OPT_OMEGA},
 	{"indexing", required_argument, 0, OPT_INDEXING},
@@ -107,7 +117,9 @@ static int take_option(struct opts *o, int c)
 	case OPT_PROGRESS: o->progress = 1; return EXIT_OK;
 	case 's': return add_set(o, "--set", NULL, optarg);
 	case 'b': return add_set(o, "--backend", "backend", optarg);
+	case OPT_SOLVER: return add_set(o, "--solver", "solver", optarg);
 	case OPT_ITER: return add_set(o, "--iterations", "iterations", optarg);
+	case OPT_CYCLES: return add_set(o, "--cycles", "cycles", optarg);
 	case OPT_TOL: return add_set(o, "--tolerance", "tolerance", optarg);
 	case OPT_OMEGA: return add_set(o, "--omega", "omega", optarg);
 	case OPT_INDEXING: return add_set(o, "--indexing", "indexing", optarg);

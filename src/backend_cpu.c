@@ -6,7 +6,9 @@
  * level arrays of the kernels' grid view.  run allocates the per-station
  * arrays (a few kB) and runs the driver (model.c) over the plain-C
  * references in kernels/, parallel with OpenMP, writing into the caller's
- * field directly.
+ * field directly.  The potential solvers' hierarchy (multigrid.h) is built
+ * by the first run that needs it and again when eta changes or a new
+ * terrain comes.
  */
 #include "backend.h"
 
@@ -19,6 +21,7 @@
 struct cpu_state {
 	const struct west_grid *grid;
 	struct west_levels levels;
+	struct west_mg mg;           /* built for the grid, or nlevels 0 */
 };
 
 static enum west_status cpu_probe(char *err, size_t errlen)
@@ -39,8 +42,10 @@ static enum west_status cpu_init(void **state, char *err, size_t errlen)
 static void cpu_free(void *state)
 {
 	struct cpu_state *s = state;
-	if (s)
+	if (s) {
 		west_levels_free(&s->levels);
+		west_mg_free(&s->mg);
+	}
 	free(s);
 }
 
@@ -53,9 +58,21 @@ static enum west_status cpu_upload_terrain(void *state, const struct west_grid *
 	if (st)
 		return st;
 	west_levels_free(&s->levels);
+	west_mg_free(&s->mg);
 	s->levels = l;
 	s->grid = g;
 	return WEST_OK;
+}
+
+/* The hierarchy for o, built when the solver needs one and there is none
+ * for this eta. */
+static enum west_status cpu_hierarchy(struct cpu_state *s, const struct west_solve_opts *o,
+				      char *err, size_t errlen)
+{
+	if (o->solver == WEST_SOLVER_SOR || (s->mg.nlevels && s->mg.eta == o->eta))
+		return WEST_OK;
+	west_mg_free(&s->mg);
+	return west_mg_build(&s->mg, s->grid, o->eta, err, errlen);
 }
 
 static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
@@ -63,7 +80,7 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 				struct west_field *f, west_progress_fn progress,
 				void *ctx, char *err, size_t errlen)
 {
-	const struct cpu_state *s = state;
+	struct cpu_state *s = state;
 	const struct west_grid *g = s->grid;
 	size_t ns = obs->n, nz = g ? g->nz : 0;
 	struct west_kstation *st = malloc(ns * sizeof *st);
@@ -77,12 +94,13 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 		rc = west_fail(err, errlen, WEST_ERR_INVALID, "cpu backend: no observations");
 	else if (!st || !stab || !prof)
 		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
-	else {
+	else if (!(rc = cpu_hierarchy(s, o, err, errlen))) {
 		struct west_work wk = {
 			.ns = ns, .st = st, .stab = stab,
 			.pexp = west_power_exponents(o->land_use),
 			.spd = prof, .us = prof + ns * nz, .vs = prof + 2 * ns * nz,
 			.cls = f->stability, .u = f->u, .v = f->v, .w = f->w,
+			.mg = s->mg.nlevels ? &s->mg : NULL,
 			.land_seconds = g->land_seconds,
 			.transparency_seconds = g->transparency_seconds,
 		};

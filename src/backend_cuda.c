@@ -12,6 +12,10 @@
  * TX, TY, TZ (4 B each, a face per cell plus one boundary face per row,
  * column or level) and the land mask (1 B): 25 B, plus 5 B per column.
  *
+ * The potential solvers' hierarchy (multigrid.h) is built on the host by
+ * the first run that needs it and copied up in one block; the field stays
+ * on the device while they work on it.
+ *
  * run: the stations go up through a pinned buffer (one asynchronous copy),
  * the driver (model.c) runs the step kernels of west_kernels_cuda back to
  * back on the compute thread's stream (cudaStreamPerThread; the .cu files
@@ -56,6 +60,8 @@ struct cuda_state {
 	} d;                          /* device arrays of the uploaded grid */
 	size_t bytes;                 /* their bytes */
 	double land_seconds, transparency_seconds;
+	struct west_mg mg;            /* the potential solvers' hierarchy on the
+				         device (mg.base), or nlevels 0 */
 	/* stations: device st | stab | pexp | spd | us | vs, cap of each;
 	 * the first three staged in pinned host memory */
 	size_t cap, nz_cap, sta_bytes;
@@ -150,6 +156,16 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.sweep = west_divmin_sweep_cuda,
 	.norms = west_divergence_norms_cuda,
 	.divremoval = west_divremoval_cuda,
+	.pot_rhs = west_pot_rhs_cuda,
+	.pot_apply = west_pot_apply_cuda,
+	.pot_smooth = west_pot_smooth_cuda,
+	.pot_restrict = west_pot_restrict_cuda,
+	.pot_prolong = west_pot_prolong_cuda,
+	.pot_coarse = west_pot_coarse_cuda,
+	.pot_matvec = west_pot_matvec_cuda,
+	.pot_dot = west_pot_dot_cuda,
+	.pot_xpby = west_pot_xpby_cuda,
+	.pot_zero = west_pot_zero_cuda,
 	.sync = cuda_sync,
 };
 
@@ -191,6 +207,8 @@ static void release(struct cuda_state *s)
 	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
 		cudaFree(p[i]);
 	memset(&s->d, 0, sizeof s->d);
+	cudaFree(s->mg.base);
+	memset(&s->mg, 0, sizeof s->mg);
 	s->grid = NULL;
 	s->bytes = 0;
 	release_stations(s);
@@ -327,6 +345,36 @@ static enum west_status cuda_upload_terrain(void *state, const struct west_grid 
 }
 
 /* ----------------------------------------------------------------- run */
+
+/*
+ * The hierarchy for o on the device: built on the host (multigrid.c) by
+ * the first run that needs it, and again when eta changes, then copied up
+ * in one block.
+ */
+static enum west_status cuda_hierarchy(struct cuda_state *s, const struct west_solve_opts *o,
+				       char *err, size_t errlen)
+{
+	struct west_mg host;
+	void *dev = NULL;
+	enum west_status st;
+
+	if (o->solver == WEST_SOLVER_SOR || (s->mg.nlevels && s->mg.eta == o->eta))
+		return WEST_OK;
+	s->bytes -= s->mg.bytes;
+	cudaFree(s->mg.base);
+	memset(&s->mg, 0, sizeof s->mg);
+	if ((st = west_mg_build(&host, s->grid, o->eta, err, errlen)))
+		return st;
+	if (!(st = dev_alloc(s, &dev, host.bytes, "multigrid hierarchy", err, errlen)) &&
+	    (st = h2d(dev, host.base, host.bytes, err, errlen))) {
+		cudaFree(dev);
+		s->bytes -= host.bytes;
+	}
+	if (!st)
+		west_mg_rebase(&s->mg, &host, dev);
+	west_mg_free(&host);
+	return st;
+}
 
 /* Offsets in the station buffers: st, stab, pexp, spd, us, vs, end. */
 static void station_layout(size_t cap, size_t nz, size_t off[7])
@@ -468,10 +516,12 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 		return west_fail(err, errlen, WEST_ERR_INVALID, "cuda backend: no observations");
 	struct west_work wk = {
 		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
+		.mg = &s->mg,
 		.land_seconds = s->land_seconds,
 		.transparency_seconds = s->transparency_seconds,
 	};
-	if ((st = reserve_stations(s, obs->n, g->nz, err, errlen)) ||
+	if ((st = cuda_hierarchy(s, o, err, errlen)) ||
+	    (st = reserve_stations(s, obs->n, g->nz, err, errlen)) ||
 	    (st = upload_stations(s, obs, o, &wk, err, errlen)) ||
 	    (st = west_model_solve(&west_kernels_cuda, &wk, g, o, west_obs_max_speed(obs),
 				   &f->report, progress, ctx, err, errlen)) ||

@@ -77,6 +77,7 @@ static const char *const backend_words[] = { "auto", "cpu", "cuda", NULL };
 static const char *const yesno_words[] = { "no", "yes", NULL };
 static const char *const land_use_words[] = { "rural", "urban", NULL };
 static const char *const indexing_words[] = { "masked", "compact", NULL };
+static const char *const solver_words[] = { "multigrid", "sor", "sor-potential", NULL };
 
 static const struct conf_row rows[] = {
 	[WEST_CONF_TERRAIN] = {
@@ -123,9 +124,16 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_LAND_USE] = {
 		"land_use", CONF_ENUM, FIELD(land_use), 0, 0, 0, land_use_words,
 		"rural", 1, "power-law exponents of the vertical extrapolation" },
+	[WEST_CONF_SOLVER] = {
+		"solver", CONF_ENUM, FIELD(solver), 0, 0, 0, solver_words,
+		"multigrid", 1,
+		"divergence minimization: multigrid, sor (the paper's) or sor-potential" },
 	[WEST_CONF_ITERATIONS] = {
 		"iterations", CONF_LONG, FIELD(iterations), 0, 10000000, 0, NULL,
-		"1000", 1, "most red-black iterations of divergence minimization" },
+		"1000", 1, "most red-black iterations of the sor solvers" },
+	[WEST_CONF_CYCLES] = {
+		"cycles", CONF_LONG, FIELD(cycles), 0, 100000, 0, NULL, "100", 1,
+		"most iterations (V-cycles) of the multigrid solver" },
 	[WEST_CONF_TOLERANCE] = {
 		"tolerance", CONF_DOUBLE, FIELD(tolerance), 0, 1, 0, NULL, "1e-4", 1,
 		"stop when max|D| h / U_ref is at or below this (0 = never)" },

@@ -28,6 +28,7 @@ enum west_backend_choice { WEST_BACKEND_AUTO, WEST_BACKEND_CPU, WEST_BACKEND_CUD
 enum west_nodata_rule { WEST_NODATA_REFUSE, WEST_NODATA_FILL };
 enum west_land_use { WEST_LAND_RURAL, WEST_LAND_URBAN };
 enum west_indexing { WEST_INDEXING_MASKED, WEST_INDEXING_COMPACT };
+enum west_solver { WEST_SOLVER_MULTIGRID, WEST_SOLVER_SOR, WEST_SOLVER_SOR_POTENTIAL };
 
 /* Indices of the table rows, in table order; used for west_config.set[]. */
 enum west_conf_key {
@@ -45,7 +46,9 @@ enum west_conf_key {
 	WEST_CONF_MAX_STATIONS,
 	WEST_CONF_ALLOW_OUTSIDE,
 	WEST_CONF_LAND_USE,
+	WEST_CONF_SOLVER,
 	WEST_CONF_ITERATIONS,
+	WEST_CONF_CYCLES,
 	WEST_CONF_TOLERANCE,
 	WEST_CONF_OMEGA,
 	WEST_CONF_ETA,
@@ -88,7 +91,9 @@ struct west_config {
 	long max_stations;                  /* refuse larger observation sets */
 	int allow_outside;                  /* 1: accept stations off the grid */
 	int land_use;                       /* enum west_land_use (power law) */
-	long iterations;                    /* divergence minimization limit */
+	int solver;                         /* enum west_solver */
+	long iterations;                    /* red-black iterations limit (sor) */
+	long cycles;                        /* multigrid iterations limit */
 	double tolerance;                   /* stop when max|D| h / U_ref <= it */
 	double omega;                       /* SOR relaxation factor, (0, 2) */
 	double eta;                         /* (alpha1 / alpha2)^2 */

@@ -48,11 +48,12 @@ struct west_convergence {
 
 struct west_report {
 	char backend[16];        /* "cpu", "cuda" */
-	char solver[32];         /* "sor-velocity" */
-	char indexing[16];       /* "masked", "compact" */
+	char solver[32];         /* "multigrid", "sor-velocity", "sor-potential" */
+	char indexing[16];       /* "masked", "compact", "per-colour" */
 	double omega, eta, tolerance;
 	long iterations_max;     /* the limit */
-	long iterations;         /* red-black iterations done */
+	long iterations;         /* done: red-black iterations (sor solvers)
+				  * or multigrid iterations */
 	int converged;           /* tolerance met */
 	double h, u_ref;         /* m, m/s: the scales of rel_max */
 	struct west_convergence start;   /* before the first sweep */

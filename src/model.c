@@ -21,12 +21,24 @@ const struct west_kernel_ops west_kernels_cpu = {
 	.sweep = west_divmin_sweep_cpu,
 	.norms = west_divergence_norms_cpu,
 	.divremoval = west_divremoval_cpu,
+	.pot_rhs = west_pot_rhs_cpu,
+	.pot_apply = west_pot_apply_cpu,
+	.pot_smooth = west_pot_smooth_cpu,
+	.pot_restrict = west_pot_restrict_cpu,
+	.pot_prolong = west_pot_prolong_cpu,
+	.pot_coarse = west_pot_coarse_cpu,
+	.pot_matvec = west_pot_matvec_cpu,
+	.pot_dot = west_pot_dot_cpu,
+	.pot_xpby = west_pot_xpby_cpu,
+	.pot_zero = west_pot_zero_cpu,
 };
 
 void west_solve_opts_from_config(struct west_solve_opts *o,
 				 const struct west_config *c)
 {
+	o->solver = (enum west_solver)c->solver;
 	o->iterations = c->iterations;
+	o->cycles = c->cycles;
 	o->tolerance = c->tolerance;
 	o->omega = c->omega;
 	o->eta = c->eta;
@@ -159,27 +171,148 @@ static int converged(const struct run *x, const struct west_convergence *c)
 	return x->r->tolerance > 0 && c->rel_max <= x->r->tolerance;
 }
 
-/* Step 8: red-black iterations with the convergence test. */
-static enum west_status minimize(struct run *x, const struct west_solve_opts *o)
+/* The convergence measure before the first iteration. */
+static enum west_status minimize_start(struct run *x)
+{
+	enum west_status st = measure(x, &x->r->start);
+	x->r->end = x->r->start;
+	x->r->converged = !st && converged(x, &x->r->start);
+	return st;
+}
+
+static enum west_status check(struct run *x)
+{
+	enum west_status st = measure(x, &x->r->end);
+	x->r->converged = !st && converged(x, &x->r->end);
+	return st;
+}
+
+/* Step 8, sor: velocity-form red-black iterations. */
+static enum west_status sor_velocity(struct run *x, const struct west_solve_opts *o)
 {
 	struct west_work *wk = x->wk;
 	enum west_kindexing ix = o->indexing == WEST_INDEXING_MASKED ?
 				 WEST_KINDEX_MASKED : WEST_KINDEX_COMPACT;
-	enum west_status st = measure(x, &x->r->start);
+	enum west_status st = minimize_start(x);
 
-	x->r->end = x->r->start;
-	x->r->converged = !st && converged(x, &x->r->start);
 	for (long it = 1; !st && !x->r->converged && it <= o->iterations; it++) {
 		for (int colour = 0; colour < 2 && !st; colour++)
 			st = x->ops->sweep(&wk->kg, (float)o->omega, (float)o->eta,
 					   colour, ix, wk->u, wk->v, wk->w);
 		x->r->iterations = it;
-		if (!st && (it % o->check_interval == 0 || it == o->iterations)) {
-			st = measure(x, &x->r->end);
-			x->r->converged = !st && converged(x, &x->r->end);
-		}
+		if (!st && (it % o->check_interval == 0 || it == o->iterations))
+			st = check(x);
 	}
 	return st;
+}
+
+/* Step 8, sor-potential: batches of check_interval red-black iterations on
+ * the potential of the field's divergence, each applied to the field. */
+static enum west_status sor_potential(struct run *x, const struct west_solve_opts *o)
+{
+	const struct west_kernel_ops *k = x->ops;
+	struct west_work *wk = x->wk;
+	const struct west_plevel *l0 = &wk->mg->lv[0];
+	enum west_status st = minimize_start(x);
+
+	for (long it = 0; !st && !x->r->converged && it < o->iterations;) {
+		long n = o->iterations - it < o->check_interval ?
+			 o->iterations - it : o->check_interval;
+		if ((st = k->pot_rhs(&wk->kg, l0, wk->u, wk->v, wk->w)) ||
+		    (st = k->pot_zero(2 * l0->ncol, l0->e)))
+			break;
+		for (long m = 0; m < n && !st; m++)
+			for (int colour = 0; colour < 2 && !st; colour++)
+				st = k->pot_smooth(l0, (float)o->omega, colour);
+		if (st || (st = k->pot_apply(&wk->kg, l0, (float)o->eta, 1.0f, l0->e,
+					     wk->u, wk->v, wk->w)))
+			break;
+		it += n;
+		x->r->iterations = it;
+		st = check(x);
+	}
+	return st;
+}
+
+/* Red-black smoothing passes of the V-cycle: MG_SMOOTH iterations before
+ * the coarse correction (red, black) and as many after (black, red), so
+ * that the cycle is a symmetric operator (the conjugate gradients need it). */
+#define MG_SMOOTH 2
+
+static enum west_status smooth(const struct west_kernel_ops *k,
+			       const struct west_plevel *l, int first)
+{
+	enum west_status st = WEST_OK;
+	for (int n = 0; n < MG_SMOOTH && !st; n++)
+		if (!(st = k->pot_smooth(l, 1.0f, first)))
+			st = k->pot_smooth(l, 1.0f, !first);
+	return st;
+}
+
+/* e of level L = one V-cycle on A e = b from e = 0. */
+static enum west_status vcycle(const struct west_kernel_ops *k, const struct west_mg *mg,
+			       int L)
+{
+	const struct west_plevel *l = &mg->lv[L];
+	enum west_status st;
+
+	if (L + 1 == mg->nlevels)
+		return k->pot_coarse(l, mg->coarse_sweeps);
+	if ((st = k->pot_zero(2 * l->ncol, l->e)) || (st = smooth(k, l, 0)) ||
+	    (st = k->pot_restrict(l, l + 1)) || (st = vcycle(k, mg, L + 1)) ||
+	    (st = k->pot_prolong(l + 1, l)))
+		return st;
+	return smooth(k, l, 1);
+}
+
+/*
+ * Step 8, multigrid: preconditioned conjugate gradients on A e = V D,
+ * where the residual r (level 0's b) is recomputed from the field each
+ * iteration and each step alpha p is applied to the field at once:
+ * z = V-cycle(r), beta = (r.z) / (r.z)_previous, p = z + beta p, q = A p,
+ * alpha = (r.z) / (p.q), u += alpha T grad p.
+ */
+static enum west_status multigrid(struct run *x, const struct west_solve_opts *o)
+{
+	const struct west_kernel_ops *k = x->ops;
+	struct west_work *wk = x->wk;
+	const struct west_mg *mg = wk->mg;
+	const struct west_plevel *l0 = &mg->lv[0];
+	size_t n = 2 * l0->ncol;
+	double rz, rz_old = 0.0, pq;
+	enum west_status st = minimize_start(x);
+
+	for (long it = 1; !st && !x->r->converged && it <= o->cycles; it++) {
+		if ((st = k->pot_rhs(&wk->kg, l0, wk->u, wk->v, wk->w)) ||
+		    (st = vcycle(k, mg, 0)) || (st = k->pot_dot(n, l0->b, l0->e, &rz)))
+			break;
+		if (rz <= 0.0)   /* r = 0: nothing left to move */
+			break;
+		if ((it == 1 && (st = k->pot_zero(n, mg->p))) ||
+		    (st = k->pot_xpby(n, l0->e, it == 1 ? 0.0f : (float)(rz / rz_old), mg->p)) ||
+		    (st = k->pot_matvec(l0, mg->p, mg->q)) ||
+		    (st = k->pot_dot(n, mg->p, mg->q, &pq)))
+			break;
+		if (pq <= 0.0)
+			break;
+		if ((st = k->pot_apply(&wk->kg, l0, (float)o->eta, (float)(rz / pq), mg->p,
+				       wk->u, wk->v, wk->w)))
+			break;
+		rz_old = rz;
+		x->r->iterations = it;
+		st = check(x);
+	}
+	return st;
+}
+
+/* Step 8 with the chosen solver. */
+static enum west_status minimize(struct run *x, const struct west_solve_opts *o)
+{
+	switch (o->solver) {
+	case WEST_SOLVER_SOR: return sor_velocity(x, o);
+	case WEST_SOLVER_SOR_POTENTIAL: return sor_potential(x, o);
+	default: return multigrid(x, o);
+	}
 }
 
 static void report_init(struct west_report *r, const struct west_grid *g,
@@ -189,10 +322,17 @@ static void report_init(struct west_report *r, const struct west_grid *g,
 	for (size_t k = 0; k < g->nz; k++)
 		h = fmin(h, g->zf[k + 1] - g->zf[k]);
 	memset(r, 0, sizeof *r);
-	strcpy(r->solver, "sor-velocity");
-	strcpy(r->indexing, o->indexing == WEST_INDEXING_MASKED ? "masked" : "compact");
-	r->omega = o->omega, r->eta = o->eta, r->tolerance = o->tolerance;
-	r->iterations_max = o->iterations;
+	static const char *const names[] = {
+		[WEST_SOLVER_MULTIGRID] = "multigrid",
+		[WEST_SOLVER_SOR] = "sor-velocity",
+		[WEST_SOLVER_SOR_POTENTIAL] = "sor-potential",
+	};
+	strcpy(r->solver, names[o->solver]);
+	strcpy(r->indexing, o->solver != WEST_SOLVER_SOR ? "per-colour" :
+			    o->indexing == WEST_INDEXING_MASKED ? "masked" : "compact");
+	r->omega = o->solver == WEST_SOLVER_MULTIGRID ? 1.0 : o->omega;
+	r->eta = o->eta, r->tolerance = o->tolerance;
+	r->iterations_max = o->solver == WEST_SOLVER_MULTIGRID ? o->cycles : o->iterations;
 	r->h = h, r->u_ref = u_ref;
 }
 
@@ -237,6 +377,11 @@ enum west_status west_model_solve(const struct west_kernel_ops *ops,
 
 	if (wk->ns == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "model: no observations");
+	if (o->solver != WEST_SOLVER_SOR && (!wk->mg || wk->mg->eta != o->eta))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "model: the %s solver needs the hierarchy built for eta %g",
+				 o->solver == WEST_SOLVER_MULTIGRID ? "multigrid" : "sor-potential",
+				 o->eta);
 	report_init(r, g, o, u_ref);
 	snprintf(r->backend, sizeof r->backend, "%s", ops->backend);
 	st = steps(&x, o);

@@ -8,12 +8,22 @@
  * 7 (transparencies) depend on the terrain only: they run when the grid is
  * built (grid.c) and the report carries their time from then.
  *
- * Divergence minimization runs red-black iterations (a red then a black
- * pass) until the convergence test passes or `iterations` are done.  The
- * test, max|D| h / U_ref <= tolerance (h = min(dx, dy, dz), U_ref = the
- * largest observed speed), is evaluated before the first iteration, every
- * check_interval iterations and after the last one.  A tolerance of 0
- * never stops early.
+ * Divergence minimization (docs/model.md, "Solvers") runs the chosen
+ * solver until the convergence test passes or its iteration limit is hit:
+ *  - sor: velocity-form red-black iterations (a red then a black pass),
+ *    `iterations` at most;
+ *  - sor-potential: the same iteration on the potential (kernels.h) with
+ *    per-colour storage, check_interval iterations at a time, each batch
+ *    applied to the field;
+ *  - multigrid: conjugate gradients on the potential, preconditioned by a
+ *    V-cycle of the hierarchy wk->mg (multigrid.h), `cycles` at most; each
+ *    iteration's step is applied to the field and the residual is the
+ *    field's divergence itself, so nothing drifts.
+ * The test, max|D| h / U_ref <= tolerance (h = min(dx, dy, dz), U_ref = the
+ * largest observed speed), is evaluated on the field before the first
+ * iteration, every check_interval iterations (sor solvers) or every
+ * iteration (multigrid), and after the last one.  A tolerance of 0 never
+ * stops early.
  */
 #ifndef WEST_MODEL_H
 #define WEST_MODEL_H
@@ -24,11 +34,14 @@
 #include "field.h"
 #include "grid.h"
 #include "kernels.h"
+#include "multigrid.h"
 #include "obs.h"
 #include "status.h"
 
 struct west_solve_opts {
-	long iterations;          /* most red-black iterations */
+	enum west_solver solver;
+	long iterations;          /* most red-black iterations (sor solvers) */
+	long cycles;              /* most multigrid iterations */
 	double tolerance;         /* on max|D| h / U_ref; 0 = none */
 	double omega, eta;
 	enum west_indexing indexing;
@@ -56,6 +69,16 @@ struct west_kernel_ops {
 	__typeof__(west_divmin_sweep_cpu) *sweep;
 	__typeof__(west_divergence_norms_cpu) *norms;
 	__typeof__(west_divremoval_cpu) *divremoval;
+	__typeof__(west_pot_rhs_cpu) *pot_rhs;
+	__typeof__(west_pot_apply_cpu) *pot_apply;
+	__typeof__(west_pot_smooth_cpu) *pot_smooth;
+	__typeof__(west_pot_restrict_cpu) *pot_restrict;
+	__typeof__(west_pot_prolong_cpu) *pot_prolong;
+	__typeof__(west_pot_coarse_cpu) *pot_coarse;
+	__typeof__(west_pot_matvec_cpu) *pot_matvec;
+	__typeof__(west_pot_dot_cpu) *pot_dot;
+	__typeof__(west_pot_xpby_cpu) *pot_xpby;
+	__typeof__(west_pot_zero_cpu) *pot_zero;
 	/* Wait for the queued kernels, so that step times are true (NULL
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);
@@ -94,6 +117,8 @@ struct west_work {
 	float *spd, *us, *vs;       /* ns * nz each */
 	unsigned char *cls;         /* nx * ny */
 	float *u, *v, *w;           /* the field's faces */
+	const struct west_mg *mg;   /* the potential solvers' hierarchy (its
+				       arrays in the backend's memory) */
 	double land_seconds;        /* steps 4 and 7, run with the terrain */
 	double transparency_seconds;
 };

@@ -1,0 +1,145 @@
+/*
+ * potential.c: CPU references of the potential form of step 8 (kernels.h,
+ * docs/model.md): the right-hand side from the field, the colour pass,
+ * restriction and prolongation of the multigrid hierarchy, the coarsest
+ * level's solve, the operator and the vector operations of the conjugate
+ * gradients, and the update of the field from a potential.  Each loops
+ * over the elements with the per-cell bodies of potential_util.h, rows in
+ * parallel (OpenMP): the cells of one colour share no face, so a colour
+ * pass gives the same bits in any order.
+ */
+#include <string.h>
+
+#include "potential_util.h"
+
+/* The cells of colour c in row (j, k): i from (j + k + c) & 1 in steps of 2. */
+#define ROW_CELLS(i, j, k, c, nx) \
+	for (size_t i = ((j) + (k) + (size_t)(c)) & 1; i < (nx); i += 2)
+
+enum west_status west_pot_rhs_cpu(const struct west_kgrid *g,
+				  const struct west_plevel *l0, const float *u,
+				  const float *v, const float *w)
+{
+	const struct west_sor o = west_sor_init(g, 1.0f, 1.0f);
+	long rows = (long)(g->ny * g->nz);
+
+	#pragma omp parallel for schedule(static)
+	for (long r = 0; r < rows; r++)
+		for (size_t i = 0; i < g->nx; i++)
+			west_prhs_at(g, l0, &o, u, v, w, i, (size_t)r % g->ny,
+				     (size_t)r / g->ny);
+	return WEST_OK;
+}
+
+enum west_status west_pot_apply_cpu(const struct west_kgrid *g,
+				    const struct west_plevel *l0, float eta,
+				    float alpha, const float *x, float *u,
+				    float *v, float *w)
+{
+	const struct west_sor o = west_sor_init(g, 1.0f, eta);
+	long rows = (long)(g->ny * g->nz);
+
+	#pragma omp parallel for schedule(static)
+	for (long r = 0; r < rows; r++)
+		for (size_t i = 0; i < g->nx; i++)
+			west_papply_at(g, l0, &o, alpha, x, u, v, w, i,
+				       (size_t)r % g->ny, (size_t)r / g->ny);
+	return WEST_OK;
+}
+
+enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,
+				     int colour)
+{
+	long rows = (long)(l->ny * l->nz);
+
+	#pragma omp parallel for schedule(static)
+	for (long r = 0; r < rows; r++) {
+		size_t j = (size_t)r % l->ny, k = (size_t)r / l->ny;
+		ROW_CELLS(i, j, k, colour, l->nx)
+			west_psmooth_at(l, omega, i, j, k);
+	}
+	return WEST_OK;
+}
+
+enum west_status west_pot_restrict_cpu(const struct west_plevel *fine,
+				       const struct west_plevel *coarse)
+{
+	long rows = (long)(coarse->ny * coarse->nz);
+
+	#pragma omp parallel for schedule(static)
+	for (long r = 0; r < rows; r++)
+		for (size_t i = 0; i < coarse->nx; i++)
+			west_prestrict_at(fine, coarse, i, (size_t)r % coarse->ny,
+					  (size_t)r / coarse->ny);
+	return WEST_OK;
+}
+
+enum west_status west_pot_prolong_cpu(const struct west_plevel *coarse,
+				      const struct west_plevel *fine)
+{
+	long rows = (long)(fine->ny * fine->nz);
+
+	#pragma omp parallel for schedule(static)
+	for (long r = 0; r < rows; r++)
+		for (size_t i = 0; i < fine->nx; i++)
+			west_pprolong_at(coarse, fine, i, (size_t)r % fine->ny,
+					 (size_t)r / fine->ny);
+	return WEST_OK;
+}
+
+/* One colour pass over level l, serially (the coarsest level is small). */
+static void coarse_pass(const struct west_plevel *l, int colour)
+{
+	for (size_t k = 0; k < l->nz; k++)
+		for (size_t j = 0; j < l->ny; j++)
+			ROW_CELLS(i, j, k, colour, l->nx)
+				west_psmooth_at(l, 1.0f, i, j, k);
+}
+
+enum west_status west_pot_coarse_cpu(const struct west_plevel *l, int sweeps)
+{
+	memset(l->e, 0, 2 * l->ncol * sizeof *l->e);
+	for (int n = 0; n < sweeps; n++)
+		coarse_pass(l, 0), coarse_pass(l, 1);
+	for (int n = 0; n < sweeps; n++)
+		coarse_pass(l, 1), coarse_pass(l, 0);
+	return WEST_OK;
+}
+
+enum west_status west_pot_matvec_cpu(const struct west_plevel *l, const float *x,
+				     float *y)
+{
+	long rows = (long)(l->ny * l->nz);
+
+	#pragma omp parallel for schedule(static)
+	for (long r = 0; r < rows; r++)
+		for (size_t i = 0; i < l->nx; i++)
+			west_pmatvec_at(l, x, y, i, (size_t)r % l->ny, (size_t)r / l->ny);
+	return WEST_OK;
+}
+
+enum west_status west_pot_dot_cpu(size_t n, const float *x, const float *y,
+				  double *dot)
+{
+	double sum = 0.0;
+
+	#pragma omp parallel for schedule(static) reduction(+:sum)
+	for (long i = 0; i < (long)n; i++)
+		sum += (double)x[i] * (double)y[i];
+	*dot = sum;
+	return WEST_OK;
+}
+
+enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *y)
+{
+	#pragma omp parallel for schedule(static)
+	for (long i = 0; i < (long)n; i++)
+		y[i] = x[i] + beta * y[i];
+	return WEST_OK;
+}
+
+enum west_status west_pot_zero_cpu(size_t n, float *x)
+{
+	memset(x, 0, n * sizeof *x);
+	return WEST_OK;
+}

@@ -1,0 +1,246 @@
+/*
+ * potential.cu: the potential form of step 8 on the GPU (kernels.h): must
+ * match kernels/potential.c bit for bit except in the dot products'
+ * summation order.  Every thread runs a body of potential_util.h.
+ *
+ * Colour passes use the compacted shape: thread (t, j, k) of hx x ny x nz
+ * takes cell i = 2 t + ((j + k + colour) & 1), so a warp reads 32
+ * consecutive slots of its colour and the neighbours' rows of the other
+ * colour.  Cell-wise kernels (right-hand side, field update, prolongation)
+ * take a thread per cell; restriction a thread per coarse cell.
+ *
+ * The coarsest level's solve runs in one block of COARSE_THREADS threads
+ * that sweep all its cells, with a barrier between colour passes: one
+ * launch instead of 4 per sweep.
+ *
+ * Dot products: a fixed grid of at most DOT_BLOCKS blocks (grid-stride),
+ * each reducing in shared memory into a partial in static device memory,
+ * then one block over the partials; reproducible run to run.
+ */
+#include "cuda_check.h"
+#include "cuda_launch.cuh"
+#include "potential_util.h"
+
+#define COARSE_THREADS 256
+#define DOT_BLOCKS 1024
+#define DOT_THREADS 256
+
+static __device__ double dot_partial[DOT_BLOCKS];
+static __device__ double dot_result;
+
+/* The cell (i, j, k) of colour c this thread of a compacted launch takes;
+ * 0 when it has none. */
+static __device__ __forceinline__ int colour_cell(const struct west_plevel &l, int c,
+						  size_t *i, size_t *j, size_t *k)
+{
+	size_t t;
+	west_tid3(&t, j, k);
+	*i = 2 * t + ((*j + *k + (size_t)c) & 1);
+	return *i < l.nx && *j < l.ny;
+}
+
+static __global__ void rhs_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
+			     const float *u, const float *v, const float *w)
+{
+	size_t i, j, k;
+	west_tid3(&i, &j, &k);
+	if (i < g.nx && j < g.ny)
+		west_prhs_at(&g, &l0, &o, u, v, w, i, j, k);
+}
+
+extern "C" enum west_status west_pot_rhs_cuda(const struct west_kgrid *g,
+					      const struct west_plevel *l0,
+					      const float *u, const float *v,
+					      const float *w)
+{
+	rhs_k<<<west_grid3(g->nx, g->ny, g->nz), west_block3()>>>(
+		*g, *l0, west_sor_init(g, 1.0f, 1.0f), u, v, w);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+static __global__ void apply_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
+			       float alpha, const float *x, float *u, float *v, float *w)
+{
+	size_t i, j, k;
+	west_tid3(&i, &j, &k);
+	if (i < g.nx && j < g.ny)
+		west_papply_at(&g, &l0, &o, alpha, x, u, v, w, i, j, k);
+}
+
+extern "C" enum west_status west_pot_apply_cuda(const struct west_kgrid *g,
+						const struct west_plevel *l0, float eta,
+						float alpha, const float *x, float *u,
+						float *v, float *w)
+{
+	apply_k<<<west_grid3(g->nx, g->ny, g->nz), west_block3()>>>(
+		*g, *l0, west_sor_init(g, 1.0f, eta), alpha, x, u, v, w);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+static __global__ void smooth_k(struct west_plevel l, float omega, int colour)
+{
+	size_t i, j, k;
+	if (colour_cell(l, colour, &i, &j, &k))
+		west_psmooth_at(&l, omega, i, j, k);
+}
+
+extern "C" enum west_status west_pot_smooth_cuda(const struct west_plevel *l, float omega,
+						 int colour)
+{
+	smooth_k<<<west_grid3(l->hx, l->ny, l->nz), west_block3()>>>(*l, omega, colour);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+static __global__ void restrict_k(struct west_plevel f, struct west_plevel c)
+{
+	size_t i, j, k;
+	west_tid3(&i, &j, &k);
+	if (i < c.nx && j < c.ny)
+		west_prestrict_at(&f, &c, i, j, k);
+}
+
+extern "C" enum west_status west_pot_restrict_cuda(const struct west_plevel *fine,
+						   const struct west_plevel *coarse)
+{
+	restrict_k<<<west_grid3(coarse->nx, coarse->ny, coarse->nz), west_block3()>>>(
+		*fine, *coarse);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+static __global__ void prolong_k(struct west_plevel c, struct west_plevel f)
+{
+	size_t i, j, k;
+	west_tid3(&i, &j, &k);
+	if (i < f.nx && j < f.ny)
+		west_pprolong_at(&c, &f, i, j, k);
+}
+
+extern "C" enum west_status west_pot_prolong_cuda(const struct west_plevel *coarse,
+						  const struct west_plevel *fine)
+{
+	prolong_k<<<west_grid3(fine->nx, fine->ny, fine->nz), west_block3()>>>(*coarse, *fine);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+/* One colour pass of the coarsest level by the whole block, then a barrier. */
+static __device__ void coarse_pass(const struct west_plevel &l, int c)
+{
+	for (size_t s = threadIdx.x; s < l.ncol; s += blockDim.x) {
+		size_t t = s % l.hx, j = s / l.hx % l.ny, k = s / l.hx / l.ny;
+		size_t i = 2 * t + ((j + k + (size_t)c) & 1);
+		if (i < l.nx)
+			west_psmooth_at(&l, 1.0f, i, j, k);
+	}
+	__syncthreads();
+}
+
+static __global__ void coarse_k(struct west_plevel l, int sweeps)
+{
+	for (size_t s = threadIdx.x; s < 2 * l.ncol; s += blockDim.x)
+		l.e[s] = 0.0f;
+	__syncthreads();
+	for (int n = 0; n < sweeps; n++)
+		coarse_pass(l, 0), coarse_pass(l, 1);
+	for (int n = 0; n < sweeps; n++)
+		coarse_pass(l, 1), coarse_pass(l, 0);
+}
+
+extern "C" enum west_status west_pot_coarse_cuda(const struct west_plevel *l, int sweeps)
+{
+	coarse_k<<<1, COARSE_THREADS>>>(*l, sweeps);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+static __global__ void matvec_k(struct west_plevel l, const float *x, float *y)
+{
+	size_t i, j, k;
+	west_tid3(&i, &j, &k);
+	if (i < l.nx && j < l.ny)
+		west_pmatvec_at(&l, x, y, i, j, k);
+}
+
+extern "C" enum west_status west_pot_matvec_cuda(const struct west_plevel *l,
+						 const float *x, float *y)
+{
+	matvec_k<<<west_grid3(l->nx, l->ny, l->nz), west_block3()>>>(*l, x, y);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+/* Sum a block's values in shared memory; thread 0 gets the sum. */
+static __device__ double block_sum(double *sh, double v)
+{
+	sh[threadIdx.x] = v;
+	for (unsigned s = DOT_THREADS / 2; s > 0; s /= 2) {
+		__syncthreads();
+		if (threadIdx.x < s)
+			sh[threadIdx.x] += sh[threadIdx.x + s];
+	}
+	return sh[0];
+}
+
+static __global__ void dot_k(size_t n, const float *x, const float *y)
+{
+	__shared__ double sh[DOT_THREADS];
+	double sum = 0.0;
+	for (size_t i = blockIdx.x * (size_t)DOT_THREADS + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * DOT_THREADS)
+		sum += (double)x[i] * (double)y[i];
+	sum = block_sum(sh, sum);
+	if (threadIdx.x == 0)
+		dot_partial[blockIdx.x] = sum;
+}
+
+static __global__ void dot_partials_k(unsigned nb)
+{
+	__shared__ double sh[DOT_THREADS];
+	double sum = 0.0;
+	for (unsigned b = threadIdx.x; b < nb; b += DOT_THREADS)
+		sum += dot_partial[b];
+	sum = block_sum(sh, sum);
+	if (threadIdx.x == 0)
+		dot_result = sum;
+}
+
+extern "C" enum west_status west_pot_dot_cuda(size_t n, const float *x, const float *y,
+					      double *dot)
+{
+	size_t want = (n + DOT_THREADS - 1) / DOT_THREADS;
+	unsigned nb = want < DOT_BLOCKS ? (unsigned)(want ? want : 1) : DOT_BLOCKS;
+
+	dot_k<<<nb, DOT_THREADS>>>(n, x, y);
+	WEST_CUDA_LOG(cudaGetLastError());
+	dot_partials_k<<<1, DOT_THREADS>>>(nb);
+	WEST_CUDA_LOG(cudaGetLastError());
+	WEST_CUDA_LOG(cudaMemcpyFromSymbolAsync(dot, dot_result, sizeof *dot, 0,
+						cudaMemcpyDeviceToHost, cudaStreamPerThread));
+	WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));
+	return WEST_OK;
+}
+
+static __global__ void xpby_k(size_t n, const float *x, float beta, float *y)
+{
+	size_t i = west_tid1();
+	if (i < n)
+		y[i] = x[i] + beta * y[i];
+}
+
+extern "C" enum west_status west_pot_xpby_cuda(size_t n, const float *x, float beta,
+					       float *y)
+{
+	xpby_k<<<west_grid1(n), WEST_B1>>>(n, x, beta, y);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+extern "C" enum west_status west_pot_zero_cuda(size_t n, float *x)
+{
+	WEST_CUDA_LOG(cudaMemsetAsync(x, 0, n * sizeof *x, cudaStreamPerThread));
+	return WEST_OK;
+}

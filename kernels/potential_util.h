@@ -1,0 +1,156 @@
+/*
+ * potential_util.h: the per-cell bodies of the potential form of step 8
+ * (kernels.h, struct west_plevel), shared by the CPU references
+ * (kernels/potential.c) and the CUDA kernels (kernels/potential.cu), so
+ * that both add the same terms in the same order: with contraction off on
+ * both sides every colour pass, restriction and prolongation is
+ * bit-identical between them (only the dot products' summation order
+ * differs).
+ */
+#ifndef WEST_POTENTIAL_UTIL_H
+#define WEST_POTENTIAL_UTIL_H
+
+#include "kernel_util.h"
+
+#ifdef __CUDACC__
+#define WEST_LDG(p) __ldg(p)
+#else
+#define WEST_LDG(p) (*(p))
+#endif
+
+/* Slot of cell (i, j, k) of level l (its colour's array, kernels.h). */
+WEST_HD size_t west_pslot(const struct west_plevel *l, size_t i, size_t j, size_t k)
+{
+	return ((i + j + k) & 1) * l->ncol + (i >> 1) + l->hx * (j + l->ny * k);
+}
+
+/* Conductance of face f of the cell at slot s, on level k. */
+WEST_HD float west_pcond(const struct west_plevel *l, size_t s, size_t k, int f)
+{
+	if (l->code)
+		return (WEST_LDG(&l->code[s]) >> f & 1) ? WEST_LDG(&l->kf[6 * k + f]) : 0.0f;
+	return WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
+}
+
+/* sum over the faces of G_f x_nb(f) of cell (i, j, k) at slot s, and the
+ * sum of G_f in *diag; neighbours beyond the domain count as 0. */
+WEST_HD float west_pnb(const struct west_plevel *l, const float *x, size_t i,
+		       size_t j, size_t k, size_t s, float *diag)
+{
+	float gw = west_pcond(l, s, k, WEST_PF_W), ge = west_pcond(l, s, k, WEST_PF_E);
+	float gs = west_pcond(l, s, k, WEST_PF_S), gn = west_pcond(l, s, k, WEST_PF_N);
+	float gb = west_pcond(l, s, k, WEST_PF_B), gt = west_pcond(l, s, k, WEST_PF_T);
+	float sum = 0.0f;
+
+	if (gw != 0.0f && i > 0)
+		sum += gw * x[west_pslot(l, i - 1, j, k)];
+	if (ge != 0.0f && i + 1 < l->nx)
+		sum += ge * x[west_pslot(l, i + 1, j, k)];
+	if (gs != 0.0f && j > 0)
+		sum += gs * x[west_pslot(l, i, j - 1, k)];
+	if (gn != 0.0f && j + 1 < l->ny)
+		sum += gn * x[west_pslot(l, i, j + 1, k)];
+	if (gb != 0.0f && k > 0)
+		sum += gb * x[west_pslot(l, i, j, k - 1)];
+	if (gt != 0.0f && k + 1 < l->nz)
+		sum += gt * x[west_pslot(l, i, j, k + 1)];
+	*diag = gw + ge + gs + gn + gb + gt;
+	return sum;
+}
+
+/* SOR update of cell (i, j, k): e += omega (b - A e) / diag. */
+WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, size_t i,
+			     size_t j, size_t k)
+{
+	size_t s = west_pslot(l, i, j, k);
+	float diag, sum = west_pnb(l, l->e, i, j, k, s, &diag);
+	if (diag == 0.0f)
+		return;
+	float e = l->e[s];
+	l->e[s] = e + omega * (l->b[s] + sum - diag * e) / diag;
+}
+
+/* (b - A e) of cell (i, j, k). */
+WEST_HD float west_presid_at(const struct west_plevel *l, size_t i, size_t j, size_t k)
+{
+	size_t s = west_pslot(l, i, j, k);
+	float diag, sum = west_pnb(l, l->e, i, j, k, s, &diag);
+	return l->b[s] + sum - diag * l->e[s];
+}
+
+/* (A x) of cell (i, j, k), into y. */
+WEST_HD void west_pmatvec_at(const struct west_plevel *l, const float *x, float *y,
+			     size_t i, size_t j, size_t k)
+{
+	size_t s = west_pslot(l, i, j, k);
+	float diag, sum = west_pnb(l, x, i, j, k, s, &diag);
+	y[s] = diag * x[s] - sum;
+}
+
+/* Coarse cell (ci, cj, ck)'s right-hand side: the fine residuals summed in
+ * i, then j, then k order. */
+WEST_HD void west_prestrict_at(const struct west_plevel *f, const struct west_plevel *c,
+			       size_t ci, size_t cj, size_t ck)
+{
+	size_t i1 = ci * f->fx + f->fx, j1 = cj * f->fy + f->fy, k1 = ck * f->fz + f->fz;
+	float r = 0.0f;
+	i1 = i1 < f->nx ? i1 : f->nx, j1 = j1 < f->ny ? j1 : f->ny, k1 = k1 < f->nz ? k1 : f->nz;
+	for (size_t k = ck * f->fz; k < k1; k++)
+		for (size_t j = cj * f->fy; j < j1; j++)
+			for (size_t i = ci * f->fx; i < i1; i++)
+				r += west_presid_at(f, i, j, k);
+	c->b[west_pslot(c, ci, cj, ck)] = r;
+}
+
+/* Fine cell (i, j, k) takes its coarse cell's e, when open. */
+WEST_HD void west_pprolong_at(const struct west_plevel *c, const struct west_plevel *f,
+			      size_t i, size_t j, size_t k)
+{
+	size_t s = west_pslot(f, i, j, k);
+	float open = 0.0f;
+	for (int d = 0; d < 6; d++)
+		open += west_pcond(f, s, k, d);
+	if (open != 0.0f)
+		f->e[s] += c->e[west_pslot(c, i / f->fx, j / f->fy, k / f->fz)];
+}
+
+/* Level 0's right-hand side at cell (i, j, k): vol D on open cells. */
+WEST_HD void west_prhs_at(const struct west_kgrid *g, const struct west_plevel *l0,
+			  const struct west_sor *o, const float *u, const float *v,
+			  const float *w, size_t i, size_t j, size_t k)
+{
+	size_t s = west_pslot(l0, i, j, k);
+	l0->b[s] = l0->code[s] ? l0->vol[k] * west_cell_div(g, o, u, v, w, i, j, k) : 0.0f;
+}
+
+/*
+ * u += alpha T grad x on the west, south and bottom faces of cell (i, j, k)
+ * and, on the last cell of a row, column or level, on its east, north or
+ * top boundary face (x = 0 beyond).  A face is open when the code of the
+ * cell on either side says so (both agree; on the boundary, the one cell).
+ */
+WEST_HD void west_papply_at(const struct west_kgrid *g, const struct west_plevel *l0,
+			    const struct west_sor *o, float alpha, const float *x,
+			    float *u, float *v, float *w, size_t i, size_t j, size_t k)
+{
+	size_t nx = g->nx, ny = g->ny, s = west_pslot(l0, i, j, k);
+	unsigned code = l0->code[s];
+	float xc = x[s];
+	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
+	size_t zb = west_kc(nx, ny, i, j, k);
+
+	if (code >> WEST_PF_W & 1)
+		u[xw] += alpha * o->rdx * (xc - (i > 0 ? x[west_pslot(l0, i - 1, j, k)] : 0.0f));
+	if ((code >> WEST_PF_E & 1) && i + 1 == nx)
+		u[xw + 1] += alpha * o->rdx * (0.0f - xc);
+	if (code >> WEST_PF_S & 1)
+		v[ys] += alpha * o->rdy * (xc - (j > 0 ? x[west_pslot(l0, i, j - 1, k)] : 0.0f));
+	if ((code >> WEST_PF_N & 1) && j + 1 == ny)
+		v[ys + nx] += alpha * o->rdy * (0.0f - xc);
+	if ((code >> WEST_PF_B & 1) && k > 0)
+		w[zb] += alpha * o->eta * g->rdzf[k] * (xc - x[west_pslot(l0, i, j, k - 1)]);
+	if ((code >> WEST_PF_T & 1) && k + 1 == g->nz)
+		w[zb + nx * ny] += alpha * o->eta * g->rdzf[k + 1] * (0.0f - xc);
+}
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * multigrid.h: the hierarchy of the potential-form solvers (kernels.h,
+ * struct west_plevel; docs/model.md, "Solvers").
+ *
+ * Level 0 is the model grid.  Each coarser level merges 2 cells along the
+ * directions whose coupling is within a factor of about 2 of the strongest
+ * one and keeps the others (semi-coarsening: the grids become isotropic
+ * before they coarsen everywhere, so a point smoother stays a smoother):
+ * with h_x = dx, h_y = dy, h_z = the thinnest level / sqrt(eta), and only
+ * the directions with at least 2 cells taking part, direction d is
+ * coarsened when h_d <= WEST_MG_ANISO * min h.  The last coarse cell of a
+ * direction with an odd count takes one fine cell.  Coarsening stops at
+ * WEST_MG_COARSEST_CELLS cells, WEST_MG_MAX_LEVELS levels, or when no
+ * direction has 2 cells.
+ *
+ * Terrain on coarse levels: a coarse face's open area is the sum of the
+ * open areas of the fine faces it covers (area times transparency), and
+ * its conductance is that area over the distance between the coarse
+ * centres either side (the ghost centre beyond an open boundary lies one
+ * coarse cell out, as on the model grid), times eta on z-faces.  A coarse
+ * cell all of whose fine cells are land has only closed faces and drops
+ * out.  The open areas are exact sums, so a coarse level sees every
+ * channel through the terrain that its fine level sees.
+ *
+ * All arrays of a hierarchy live in one block of memory (`base`, `bytes`),
+ * so a backend copies it to its device with one copy and rebases the
+ * pointers (west_mg_rebase).
+ */
+#ifndef WEST_MULTIGRID_H
+#define WEST_MULTIGRID_H
+
+#include <stddef.h>
+
+#include "grid.h"
+#include "kernels.h"
+#include "status.h"
+
+#define WEST_MG_MAX_LEVELS 24
+#define WEST_MG_COARSEST_CELLS 64
+#define WEST_MG_ANISO 1.5
+
+struct west_mg {
+	int nlevels;
+	struct west_plevel lv[WEST_MG_MAX_LEVELS];
+	float *p, *q;          /* conjugate gradients: 2 * lv[0].ncol each */
+	int coarse_sweeps;     /* the coarsest level's west_pot_coarse count */
+	double eta;            /* the eta its z conductances were built with */
+	void *base;            /* the block holding every array */
+	size_t bytes;
+};
+
+/*
+ * Build the hierarchy of grid g for eta in host memory.  Refuses (with
+ * WEST_ERR_UNSUPPORTED) transparencies other than 0 and 1, the only values
+ * grid.c gives and the ones level 0's one-bit codes can hold.
+ */
+enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
+			       double eta, char *err, size_t errlen);
+
+/* out = host's hierarchy with its pointers moved into the block at base
+ * (a copy of host->base's bytes, e.g. in device memory). */
+void west_mg_rebase(struct west_mg *out, const struct west_mg *host, void *base);
+
+/* Free a host hierarchy (its block) and zero it. */
+void west_mg_free(struct west_mg *mg);
+
+/* One line describing the levels ("800x800x20 400x400x20 ..."). */
+void west_mg_describe(const struct west_mg *mg, char *buf, size_t len);
+
+#endif
