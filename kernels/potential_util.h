@@ -12,10 +12,16 @@
 
 #include "kernel_util.h"
 
-#ifdef __CUDACC__
+#ifdef __CUDA_ARCH__
 #define WEST_LDG(p) __ldg(p)
 #else
 #define WEST_LDG(p) (*(p))
+#endif
+/* Unroll the loops over a cell's six faces (-O2 leaves them rolled). */
+#ifdef __CUDACC__
+#define WEST_UNROLL6 _Pragma("unroll")
+#else
+#define WEST_UNROLL6 _Pragma("GCC unroll 6")
 #endif
 
 /* Slot of cell (i, j, k) of level l (its colour's array, kernels.h). */
@@ -32,30 +38,38 @@ WEST_HD float west_pcond(const struct west_plevel *l, size_t s, size_t k, int f)
 	return WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
 }
 
-/* sum over the faces of G_f x_nb(f) of cell (i, j, k) at slot s, and the
- * sum of G_f in *diag; neighbours beyond the domain count as 0. */
-WEST_HD float west_pnb(const struct west_plevel *l, const float *x, size_t i,
-		       size_t j, size_t k, size_t s, float *diag)
+/* The six conductances of cell (i, j, k) at slot s, and the neighbours'
+ * values of x (0 beyond the domain), in face order. */
+WEST_HD void west_pgather(const struct west_plevel *l, const float *x, size_t i,
+			  size_t j, size_t k, size_t s, float g[6], float nb[6])
 {
-	float gw = west_pcond(l, s, k, WEST_PF_W), ge = west_pcond(l, s, k, WEST_PF_E);
-	float gs = west_pcond(l, s, k, WEST_PF_S), gn = west_pcond(l, s, k, WEST_PF_N);
-	float gb = west_pcond(l, s, k, WEST_PF_B), gt = west_pcond(l, s, k, WEST_PF_T);
-	float sum = 0.0f;
+	WEST_UNROLL6
+	for (int f = 0; f < 6; f++)
+		g[f] = west_pcond(l, s, k, f);
+	nb[WEST_PF_W] = i > 0 ? x[west_pslot(l, i - 1, j, k)] : 0.0f;
+	nb[WEST_PF_E] = i + 1 < l->nx ? x[west_pslot(l, i + 1, j, k)] : 0.0f;
+	nb[WEST_PF_S] = j > 0 ? x[west_pslot(l, i, j - 1, k)] : 0.0f;
+	nb[WEST_PF_N] = j + 1 < l->ny ? x[west_pslot(l, i, j + 1, k)] : 0.0f;
+	nb[WEST_PF_B] = k > 0 ? x[west_pslot(l, i, j, k - 1)] : 0.0f;
+	nb[WEST_PF_T] = k + 1 < l->nz ? x[west_pslot(l, i, j, k + 1)] : 0.0f;
+}
 
-	if (gw != 0.0f && i > 0)
-		sum += gw * x[west_pslot(l, i - 1, j, k)];
-	if (ge != 0.0f && i + 1 < l->nx)
-		sum += ge * x[west_pslot(l, i + 1, j, k)];
-	if (gs != 0.0f && j > 0)
-		sum += gs * x[west_pslot(l, i, j - 1, k)];
-	if (gn != 0.0f && j + 1 < l->ny)
-		sum += gn * x[west_pslot(l, i, j + 1, k)];
-	if (gb != 0.0f && k > 0)
-		sum += gb * x[west_pslot(l, i, j, k - 1)];
-	if (gt != 0.0f && k + 1 < l->nz)
-		sum += gt * x[west_pslot(l, i, j, k + 1)];
-	*diag = gw + ge + gs + gn + gb + gt;
+/* sum of G_f nb_f over the open faces, in face order; *diag = sum of G_f. */
+WEST_HD float west_pcell(const float g[6], const float nb[6], float *diag)
+{
+	float sum = 0.0f;
+	WEST_UNROLL6
+	for (int f = 0; f < 6; f++)
+		if (g[f] != 0.0f)
+			sum += g[f] * nb[f];
+	*diag = ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
 	return sum;
+}
+
+/* The SOR update of a cell with value e, right-hand side b. */
+WEST_HD float west_psor(float e, float b, float sum, float diag, float omega)
+{
+	return diag == 0.0f ? e : e + omega * (b + sum - diag * e) / diag;
 }
 
 /* SOR update of cell (i, j, k): e += omega (b - A e) / diag. */
@@ -63,18 +77,19 @@ WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, size_t i,
 			     size_t j, size_t k)
 {
 	size_t s = west_pslot(l, i, j, k);
-	float diag, sum = west_pnb(l, l->e, i, j, k, s, &diag);
-	if (diag == 0.0f)
-		return;
-	float e = l->e[s];
-	l->e[s] = e + omega * (l->b[s] + sum - diag * e) / diag;
+	float g[6], nb[6], diag, sum;
+	west_pgather(l, l->e, i, j, k, s, g, nb);
+	sum = west_pcell(g, nb, &diag);
+	l->e[s] = west_psor(l->e[s], l->b[s], sum, diag, omega);
 }
 
 /* (b - A e) of cell (i, j, k). */
 WEST_HD float west_presid_at(const struct west_plevel *l, size_t i, size_t j, size_t k)
 {
 	size_t s = west_pslot(l, i, j, k);
-	float diag, sum = west_pnb(l, l->e, i, j, k, s, &diag);
+	float g[6], nb[6], diag, sum;
+	west_pgather(l, l->e, i, j, k, s, g, nb);
+	sum = west_pcell(g, nb, &diag);
 	return l->b[s] + sum - diag * l->e[s];
 }
 
@@ -83,7 +98,9 @@ WEST_HD void west_pmatvec_at(const struct west_plevel *l, const float *x, float 
 			     size_t i, size_t j, size_t k)
 {
 	size_t s = west_pslot(l, i, j, k);
-	float diag, sum = west_pnb(l, x, i, j, k, s, &diag);
+	float g[6], nb[6], diag, sum;
+	west_pgather(l, x, i, j, k, s, g, nb);
+	sum = west_pcell(g, nb, &diag);
 	y[s] = diag * x[s] - sum;
 }
 
