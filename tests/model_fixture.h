@@ -89,11 +89,14 @@ static inline void fix_obs(struct west_obs_set *set, const char *id, double x,
 	set->valid_time = o->time;
 }
 
+/* The paper's solver (sor) with these settings; multigrid tests set
+ * .solver and get 100 cycles at most. */
 static inline void fix_opts(struct west_solve_opts *o, long iterations,
 			    double tolerance, double omega,
 			    enum west_indexing indexing)
 {
 	*o = (struct west_solve_opts){
+		.solver = WEST_SOLVER_SOR, .cycles = 100,
 		.iterations = iterations, .tolerance = tolerance, .omega = omega,
 		.eta = 1.0, .indexing = indexing, .check_interval = 10,
 		.land_use = WEST_LAND_RURAL,

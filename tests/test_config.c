@@ -173,8 +173,8 @@ Test(config, table)
 	static const char *const names[] = {
 		"terrain", "terrain_variable", "nodata", "resolution", "nz", "dz",
 		"levels", "base_altitude", "max_cells", "backend", "log_level",
-		"max_stations", "allow_outside", "land_use", "iterations",
-		"tolerance", "omega", "eta", "indexing", "check_interval",
+		"max_stations", "allow_outside", "land_use", "solver", "iterations",
+		"cycles", "tolerance", "omega", "eta", "indexing", "check_interval",
 		"listen", "http_threads", "max_connections", "per_ip_connections",
 		"connection_timeout", "max_body_bytes", "max_response_cells",
 		"api_token", "api_token_file", "read_auth", "max_field_age",

@@ -24,7 +24,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..27"
+echo "1..30"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -58,15 +58,23 @@ obs=$data/obs/default.json
 sed 's/"speed": 7,/"speed": -7,/' "$obs" >"$tmp/bad.json"
 check "run writes a snapshot" 0 "wrote    $tmp/f.nc" \
 	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/f.nc" --backend cpu
-check "run: one line of JSON with the report" 0 '"solver":"sor-velocity"' \
-	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/j.nc" --backend cpu --json \
-	--iterations 20
+check "run: one line of JSON with the report" 0 '"solver":"multigrid"' \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/j.nc" --backend cpu --json
+check "run: --solver sor is the paper's velocity form" 0 '"solver":"sor-velocity"' \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/s.nc" --backend cpu --json \
+	--solver sor --iterations 20
+check "run: --solver sor-potential" 0 'sor-potential, per-colour indexing, omega 1.25' \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/q.nc" --backend cpu \
+	--solver sor-potential --iterations 20
+check "run: --solver refuses an unknown name" 3 "solver" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/x.nc" --backend cpu \
+	--solver jacobi
 check "run: --progress prints a line per step" 0 "step 9/9 divergence removal" \
 	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/p.nc" --backend cpu \
 	--iterations 5 --progress
 check "run: masked indexing and omega from the command line" 0 "masked indexing, omega 1.5" \
 	run --terrain "$data/default.asc" --obs "$data/obs/default.csv" --out "$tmp/m.nc" \
-	--backend cpu --iterations 5 --omega 1.5 --indexing masked
+	--backend cpu --solver sor --iterations 5 --omega 1.5 --indexing masked
 check "info prints the snapshot" 0 "stations 3" info "$tmp/f.nc"
 check "run: backend auto chose $auto" 0 "\"backend\":\"$auto\"" \
 	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/a.nc" --backend auto --json
