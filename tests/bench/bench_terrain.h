@@ -16,8 +16,16 @@
 #define WEST_BENCH_TERRAIN_H
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "obs.h"
+#include "terrain.h"
 
 #define BENCH_TERRAIN_L 8000.0     /* domain side (m) */
+#define BENCH_X0 500000.0          /* outer lower-left corner (m) */
+#define BENCH_Y0 4650000.0
+#define BENCH_TIME 1795435200LL    /* 2026-11-22T12:00:00Z */
 
 /* Ground altitude (m) at (x, y) m from the domain's lower-left corner. */
 static inline double bench_terrain_alt(double x, double y)
@@ -31,6 +39,47 @@ static inline double bench_terrain_alt(double x, double y)
 	return 205.0 + 150.0 * (exp(-0.5 * r1 * r1) + exp(-0.5 * r2 * r2)) -
 	       25.0 * (0.5 + 0.5 * y / L) * exp(-0.5 * v * v) +
 	       100.0 * exp(-(hx * hx + hy * hy) / (2.0 * 500.0 * 500.0));
+}
+
+/* dem->z at every column centre of dem (nx, ny, dx, dy set). */
+static inline void bench_dem_fill(struct west_dem *dem)
+{
+	for (size_t j = 0; j < dem->ny; j++)
+		for (size_t i = 0; i < dem->nx; i++)
+			dem->z[j * dem->nx + i] = (float)bench_terrain_alt(
+				((double)i + 0.5) * dem->dx, ((double)j + 0.5) * dem->dy);
+}
+
+/* The six stations of the benchmarks at 10 m: 3 to 9 m/s, 180 to 330
+ * degrees, classes A to F, positions as fractions of the domain. */
+static inline void bench_obs_init(struct west_obs_set *set)
+{
+	static const struct {
+		const char *id;
+		double fx, fy, speed, dir;
+		int cls;
+	} st[] = {
+		{ "sw-plain", 0.10, 0.12, 5.0, 250.0, WEST_STAB_D },
+		{ "valley-s", 0.45, 0.15, 3.0, 200.0, WEST_STAB_A },
+		{ "valley-n", 0.50, 0.70, 4.0, 180.0, WEST_STAB_B },
+		{ "e-slope", 0.88, 0.35, 7.0, 270.0, WEST_STAB_C },
+		{ "nw-ridge", 0.20, 0.85, 9.0, 300.0, WEST_STAB_E },
+		{ "ne-plain", 0.75, 0.92, 6.0, 330.0, WEST_STAB_F },
+	};
+	size_t n = sizeof st / sizeof st[0];
+
+	set->n = n;
+	set->obs = calloc(n, sizeof *set->obs);
+	set->valid_time = BENCH_TIME;
+	for (size_t s = 0; set->obs && s < n; s++) {
+		set->obs[s] = (struct west_obs){
+			.x = BENCH_X0 + st[s].fx * BENCH_TERRAIN_L,
+			.y = BENCH_Y0 + st[s].fy * BENCH_TERRAIN_L,
+			.height = 10.0, .speed = st[s].speed, .direction = st[s].dir,
+			.time = BENCH_TIME, .stability = st[s].cls, .inv_L = NAN, .z0 = NAN,
+		};
+		snprintf(set->obs[s].id, sizeof set->obs[s].id, "%s", st[s].id);
+	}
 }
 
 #endif

@@ -14,8 +14,9 @@
  *
  * Usage:
  *   westd-latency WESTD_BINARY [--backend cpu|cuda] [--grid R1|R4|R16|R64]
- *                 [--posts N] [--iterations N]
- *   defaults: cpu, R16, 20 posts, 200 iterations.
+ *                 [--posts N] [--iterations N] [--solver sor|multigrid]
+ *   defaults: cpu, R16, 20 posts, sor with 200 iterations and tolerance 0;
+ *   --solver multigrid solves each set to the default tolerance, 1e-4.
  * Build (in the repository root, after a build of build/cpu):
  *   gcc -std=gnu11 -Wall -Wextra -O2 -Isrc -Itests/bench \
  *       -DWEST_SRCDIR="\"$PWD\"" -o westd-latency tests/bench/westd-latency.c \
@@ -113,6 +114,7 @@ struct opts {
 	size_t nx;                 /* columns per side */
 	int posts;
 	long iterations;
+	const char *solver;        /* "sor" (tolerance 0) or "multigrid" (1e-4) */
 };
 
 /* One keep-alive client and its last answer. */
@@ -342,8 +344,8 @@ static void dump_log(const struct daemon *d)
 /* The child: westd --foreground with the benchmark's settings. */
 static void exec_westd(const struct daemon *d, const struct opts *o, int port)
 {
-	char s[9][600];
-	const char *argv[24];
+	char s[10][600];
+	const char *argv[26];
 	int n = 0, fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 	snprintf(s[0], sizeof s[0], "terrain=%s/terrain.asc", d->dir);
@@ -352,12 +354,13 @@ static void exec_westd(const struct daemon *d, const struct opts *o, int port)
 	snprintf(s[3], sizeof s[3], "snapshot_dir=%s/snapshots", d->dir);
 	snprintf(s[4], sizeof s[4], "backend=%s", o->backend);
 	snprintf(s[5], sizeof s[5], "iterations=%ld", o->iterations);
-	snprintf(s[6], sizeof s[6], "tolerance=0");
+	snprintf(s[6], sizeof s[6], "tolerance=%s", strcmp(o->solver, "sor") ? "1e-4" : "0");
 	snprintf(s[7], sizeof s[7], "nz=20");
 	snprintf(s[8], sizeof s[8], "dz=20");
+	snprintf(s[9], sizeof s[9], "solver=%s", o->solver);
 	argv[n++] = o->westd;
 	argv[n++] = "--foreground";
-	for (int i = 0; i < 9; i++) {
+	for (int i = 0; i < 10; i++) {
 		argv[n++] = "--set";
 		argv[n++] = s[i];
 	}
@@ -695,12 +698,12 @@ static void print_head(struct run *r, double livez, double field_rt)
 	       sysconf(_SC_NPROCESSORS_ONLN), mem_gib(), u.sysname, u.release, dev);
 	printf("- load average (1, 5, 15 min) at the start: %s; at the end: %s\n", r->load0,
 	       load1);
-	printf("- command: westd-latency %s --backend %s --grid %s --posts %d --iterations %ld\n",
-	       o->westd, o->backend, o->grid, o->posts, o->iterations);
-	printf("- grid: %s, %zux%zux20 = %.2f M cells, dx = dy = %g m, dz 20 m; %ld iterations, "
-	       "tolerance 0; snapshots on (each post waits for the previous snapshot)\n",
-	       o->grid, o->nx, o->nx, (double)o->nx * (double)o->nx * 20.0 / 1e6, d,
-	       o->iterations);
+	printf("- command: westd-latency %s --backend %s --grid %s --posts %d --iterations %ld "
+	       "--solver %s\n", o->westd, o->backend, o->grid, o->posts, o->iterations, o->solver);
+	printf("- grid: %s, %zux%zux20 = %.2f M cells, dx = dy = %g m, dz 20 m; solver %s, %s; "
+	       "snapshots on (each post waits for the previous snapshot)\n",
+	       o->grid, o->nx, o->nx, (double)o->nx * (double)o->nx * 20.0 / 1e6, d, o->solver,
+	       strcmp(o->solver, "sor") ? "tolerance 1e-4" : "all iterations (tolerance 0)");
 	printf("- HTTP floor: GET /livez %.3f ms (median of %d, keep-alive); "
 	       "GET /v1/field %.3f ms (median of %d, the poll request)\n",
 	       1e3 * livez, LB_FLOOR_N, 1e3 * field_rt, LB_FLOOR_N);
@@ -775,7 +778,9 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: westd-latency WESTD_BINARY [--backend cpu|cuda] "
 		"[--grid R1|R4|R16|R64] [--posts N] [--iterations N]\n"
-		"  defaults: cpu, R16, 20 posts, 200 iterations (tolerance 0)\n");
+		"       [--solver sor|multigrid]\n"
+		"  defaults: cpu, R16, 20 posts, sor: 200 iterations (tolerance 0);\n"
+		"  multigrid: to tolerance 1e-4\n");
 	return 2;
 }
 
@@ -807,7 +812,7 @@ static int grid_nx(const char *g, size_t *nx)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .backend = "cpu", .grid = "R16", .nx = 400, .posts = 20,
-			    .iterations = 200 };
+			    .iterations = 200, .solver = "sor" };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int ok = 1;
@@ -829,6 +834,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--iterations")) {
 			o->iterations = parse_long(v, 0, 10000000);
 			ok = o->iterations >= 0;
+		} else if (!strcmp(a, "--solver")) {
+			o->solver = v;
+			ok = !strcmp(v, "sor") || !strcmp(v, "multigrid");
 		} else {
 			ok = 0;
 		}

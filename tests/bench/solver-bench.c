@@ -1,0 +1,373 @@
+/*
+ * solver-bench.c: the divergence-minimization solvers side by side
+ * (docs/benchmarks.md, "Solvers"): for each grid and backend, the time the
+ * whole run and its step 8 take to reach max|D| h / U_ref <= 1e-4 with
+ *  - sor (the source paper's velocity form) at omega 1.25, at most
+ *    --sor-max iterations (where it stalls, the measure it reached),
+ *  - sor-potential at each omega of --omegas (the best one is marked),
+ *  - multigrid (the median of --reps runs after a first run that also
+ *    builds the hierarchy, timed apart);
+ * then the potential smoother's throughput on level 0 in cell-sweeps per
+ * second (a cell-sweep: one cell updated once; a red-black iteration is
+ * one per cell), against the bytes a sweep must move per cell and the
+ * copy bandwidth measured in the same run.
+ *
+ * Bytes per cell-sweep of the potential smoother (level 0, per-colour
+ * storage): its own e read and written (8), its right-hand side b (4), its
+ * face code (1), and the other colour's e, read once per pass when the
+ * neighbours' rows stay in cache (4): 17 bytes.  (The velocity form moves
+ * u, v, w and TX, TY, TZ: 24 bytes and more.)
+ *
+ * The set-up is west-bench.c's: the valley-and-ridge terrain of
+ * bench_terrain.h on 8 km x 8 km, 20 levels of 20 m, R1 100x100 (80 m),
+ * R4 200x200, R16 400x400 (20 m), R64 800x800 (10 m); the six stations of
+ * bench_terrain.h; eta 1, check_interval 20 for the sor solvers.
+ *
+ * Usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]
+ *                     [--sor-max N] [--omegas 1.5,1.7,1.8,1.9]
+ * Output: markdown tables on stdout, progress on stderr.  Exit 0, 1 on a
+ * backend error, 2 on a bad option.  Built with `make tests/bench/solver-bench`.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef WEST_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#include "backend.h"
+#include "bench_terrain.h"
+#include "multigrid.h"
+
+#define SB_NZ 20
+#define SB_DZ 20.0
+#define SB_TOL 1e-4
+#define SB_SWEEPS 100      /* red-black iterations per throughput timing */
+
+struct opts {
+	char grids[64], omegas[128], backend[8];
+	int reps;
+	long sor_max;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void die(const char *what, const char *err)
+{
+	fprintf(stderr, "solver-bench: %s: %s\n", what, err);
+	exit(1);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* ------------------------------------------------------------- set-up */
+
+static size_t grid_nx(const char *name)
+{
+	static const struct { const char *name; size_t nx; } g[] = {
+		{ "R1", 100 }, { "R4", 200 }, { "R16", 400 }, { "R64", 800 },
+	};
+	for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+		if (!strcmp(name, g[i].name))
+			return g[i].nx;
+	return 0;
+}
+
+static void grid_build(struct west_grid *g, size_t nx)
+{
+	struct west_config *c = calloc(1, sizeof *c);
+	struct west_dem dem = { .nx = nx, .ny = nx, .dx = BENCH_TERRAIN_L / (double)nx,
+				.dy = BENCH_TERRAIN_L / (double)nx, .x0 = BENCH_X0,
+				.y0 = BENCH_Y0 };
+	char err[WEST_ERRLEN];
+
+	dem.z = malloc(nx * nx * sizeof *dem.z);
+	if (!c || !dem.z)
+		die("grid", "out of memory");
+	bench_dem_fill(&dem);
+	west_config_defaults(c);
+	c->nz = SB_NZ, c->dz = SB_DZ, c->max_cells = 4000000000LL;
+	if (west_grid_init(g, &dem, c, err, sizeof err))
+		die("grid", err);
+	free(dem.z);
+	free(c);
+}
+
+/* ---------------------------------------------------------- whole runs */
+
+struct result {
+	double step8, total;   /* s */
+	long iterations;
+	int converged;
+	double rel_max;        /* reached */
+};
+
+static struct result run(const struct west_backend *be, void *state,
+			 const struct west_grid *g, const struct west_obs_set *obs,
+			 const struct west_solve_opts *o)
+{
+	struct west_field f;
+	char err[WEST_ERRLEN];
+	double t0;
+
+	if (west_field_init(&f, g, err, sizeof err))
+		die("field", err);
+	t0 = now_s();
+	if (be->run(state, obs, o, &f, NULL, NULL, err, sizeof err))
+		die("run", err);
+	struct result r = { f.report.step_seconds[WEST_STEP_DIVMIN], now_s() - t0,
+			    f.report.iterations, f.report.converged, f.report.end.rel_max };
+	west_field_free(&f);
+	return r;
+}
+
+static void opts_for(struct west_solve_opts *o, enum west_solver s, double omega,
+		     long iterations)
+{
+	*o = (struct west_solve_opts){
+		.solver = s, .iterations = iterations, .cycles = 100, .tolerance = SB_TOL,
+		.omega = omega, .eta = 1.0, .indexing = WEST_INDEXING_COMPACT,
+		.check_interval = 20, .land_use = WEST_LAND_RURAL,
+	};
+}
+
+static void row(const char *grid, const char *be, const char *solver, double omega,
+		const struct result *r, const struct result *mg)
+{
+	char state[64];
+	if (r->converged)
+		snprintf(state, sizeof state, "yes");
+	else
+		snprintf(state, sizeof state, "no: stalls at %.2e", r->rel_max);
+	printf("| %s | %s | %s | %.2f | %ld | %s | %.1f | %.1f | %.1f |\n", grid, be, solver,
+	       omega, r->iterations, state, 1e3 * r->step8, 1e3 * r->total,
+	       r->total / mg->total);
+}
+
+static void solvers(const struct opts *op, const char *grid, const struct west_backend *be,
+		    void *state, const struct west_grid *g, const struct west_obs_set *obs)
+{
+	struct west_solve_opts o;
+	struct result first, mg, best = { INFINITY, INFINITY, 0, 0, 0 }, r;
+	double t[64], tt[64], best_omega = 0;
+	int reps = op->reps < 64 ? op->reps : 64;
+	char list[128], *save = NULL;
+
+	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
+	first = run(be, state, g, obs, &o);
+	for (int i = 0; i < reps; i++) {
+		mg = run(be, state, g, obs, &o);
+		t[i] = mg.step8, tt[i] = mg.total;
+	}
+	qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+	qsort(tt, (size_t)reps, sizeof tt[0], cmp_double);
+	mg.step8 = t[reps / 2], mg.total = tt[reps / 2];
+	row(grid, be->name, "multigrid", 1.0, &mg, &mg);
+	fprintf(stderr, "%s %s: multigrid %.1f ms (first run with the hierarchy build %.1f ms)\n",
+		grid, be->name, 1e3 * mg.total, 1e3 * first.total);
+	printf("| %s | %s | multigrid, first run (builds the hierarchy) | 1.00 | %ld | %s | %.1f | %.1f | %.1f |\n",
+	       grid, be->name, first.iterations, first.converged ? "yes" : "no",
+	       1e3 * first.step8, 1e3 * first.total, first.total / mg.total);
+
+	snprintf(list, sizeof list, "%s", op->omegas);
+	for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		opts_for(&o, WEST_SOLVER_SOR_POTENTIAL, atof(w), op->sor_max);
+		r = run(be, state, g, obs, &o);
+		row(grid, be->name, "sor-potential", o.omega, &r, &mg);
+		fprintf(stderr, "%s %s: sor-potential omega %s: %ld iterations, %.1f ms\n", grid,
+			be->name, w, r.iterations, 1e3 * r.total);
+		if (r.converged && r.total < best.total)
+			best = r, best_omega = o.omega;
+	}
+	opts_for(&o, WEST_SOLVER_SOR, 1.25, op->sor_max);
+	r = run(be, state, g, obs, &o);
+	row(grid, be->name, "sor (velocity form, the paper's)", 1.25, &r, &mg);
+	fprintf(stderr, "%s %s: sor 1.25: %ld iterations, %.1f ms\n", grid, be->name,
+		r.iterations, 1e3 * r.total);
+	if (best_omega > 0)
+		printf("| %s | %s | best sor-potential: omega %.2f | | | | | | %.1f |\n", grid,
+		       be->name, best_omega, best.total / mg.total);
+}
+
+/* ------------------------------------------------------------ sweeps */
+
+static double cpu_sweep_rate(const struct west_plevel *l)
+{
+	double t0 = now_s();
+	for (int n = 0; n < SB_SWEEPS; n++)
+		west_pot_smooth_cpu(l, 1.0f, 0), west_pot_smooth_cpu(l, 1.0f, 1);
+	return (double)(l->nx * l->ny * l->nz) * SB_SWEEPS / (now_s() - t0);
+}
+
+static double cpu_copy_bw(size_t bytes)
+{
+	char *a = malloc(bytes), *b = malloc(bytes);
+	double best = 0;
+	if (!a || !b)
+		die("copy", "out of memory");
+	memset(a, 1, bytes), memset(b, 2, bytes);
+	for (int r = 0; r < 5; r++) {
+		double t0 = now_s();
+		#pragma omp parallel for schedule(static)
+		for (long p = 0; p < 64; p++)
+			memcpy(b + (size_t)p * (bytes / 64), a + (size_t)p * (bytes / 64), bytes / 64);
+		best = fmax(best, 2.0 * (double)bytes / (now_s() - t0));
+	}
+	free(a), free(b);
+	return best;
+}
+
+#ifdef WEST_HAVE_CUDA
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) die(#x, cudaGetErrorString(e_)); } while (0)
+
+static double gpu_sweep_rate(const struct west_mg *host)
+{
+	struct west_mg d;
+	void *base;
+	cudaEvent_t a, b;
+	float ms;
+
+	CK(cudaMalloc(&base, host->bytes));
+	CK(cudaMemcpy(base, host->base, host->bytes, cudaMemcpyHostToDevice));
+	west_mg_rebase(&d, host, base);
+	CK(cudaEventCreate(&a)), CK(cudaEventCreate(&b));
+	for (int n = 0; n < 5; n++)   /* warm-up */
+		west_pot_smooth_cuda(&d.lv[0], 1.0f, 0), west_pot_smooth_cuda(&d.lv[0], 1.0f, 1);
+	CK(cudaEventRecord(a, cudaStreamPerThread));
+	for (int n = 0; n < SB_SWEEPS; n++)
+		if (west_pot_smooth_cuda(&d.lv[0], 1.0f, 0) || west_pot_smooth_cuda(&d.lv[0], 1.0f, 1))
+			die("smooth", "launch failed");
+	CK(cudaEventRecord(b, cudaStreamPerThread));
+	CK(cudaEventSynchronize(b));
+	CK(cudaEventElapsedTime(&ms, a, b));
+	CK(cudaFree(base));
+	const struct west_plevel *l = &host->lv[0];
+	return (double)(l->nx * l->ny * l->nz) * SB_SWEEPS / (1e-3 * ms);
+}
+
+static double gpu_copy_bw(size_t bytes)
+{
+	void *x, *y;
+	cudaEvent_t a, b;
+	float ms;
+
+	CK(cudaMalloc(&x, bytes)), CK(cudaMalloc(&y, bytes));
+	CK(cudaMemset(x, 1, bytes));
+	CK(cudaEventCreate(&a)), CK(cudaEventCreate(&b));
+	CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice));
+	CK(cudaEventRecord(a, 0));
+	for (int r = 0; r < 10; r++)
+		CK(cudaMemcpyAsync(y, x, bytes, cudaMemcpyDeviceToDevice, 0));
+	CK(cudaEventRecord(b, 0));
+	CK(cudaEventSynchronize(b));
+	CK(cudaEventElapsedTime(&ms, a, b));
+	CK(cudaFree(x)), CK(cudaFree(y));
+	return 10.0 * 2.0 * (double)bytes / (1e-3 * ms);
+}
+#endif
+
+static void sweeps(const char *grid, const char *be, const struct west_grid *g)
+{
+	struct west_mg mg;
+	char err[WEST_ERRLEN], lv[512];
+	double rate, bw;
+
+	if (west_mg_build(&mg, g, 1.0, err, sizeof err))
+		die("hierarchy", err);
+	west_mg_describe(&mg, lv, sizeof lv);
+	fprintf(stderr, "%s: levels %s\n", grid, lv);
+#ifdef WEST_HAVE_CUDA
+	if (!strcmp(be, "cuda"))
+		rate = gpu_sweep_rate(&mg), bw = gpu_copy_bw((size_t)1 << 30);
+	else
+#endif
+		rate = cpu_sweep_rate(&mg.lv[0]), bw = cpu_copy_bw((size_t)1 << 28);
+	printf("| %s | %s | %.2f G | 17 | %.0f GB/s | %.0f GB/s | %.2f | %s |\n", grid, be,
+	       rate / 1e9, 17.0 * rate / 1e9, bw / 1e9, 17.0 * rate / bw, lv);
+	west_mg_free(&mg);
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", 5, 20000 };
+	for (int i = 1; i + 1 < argc; i += 2) {
+		const char *a = argv[i], *v = argv[i + 1];
+		if (!strcmp(a, "--grids"))
+			snprintf(o->grids, sizeof o->grids, "%s", v);
+		else if (!strcmp(a, "--omegas"))
+			snprintf(o->omegas, sizeof o->omegas, "%s", v);
+		else if (!strcmp(a, "--backend"))
+			snprintf(o->backend, sizeof o->backend, "%s", v);
+		else if (!strcmp(a, "--reps"))
+			o->reps = atoi(v);
+		else if (!strcmp(a, "--sor-max"))
+			o->sor_max = atol(v);
+		else
+			return 0;
+	}
+	return argc % 2 == 1 && o->reps > 0 && o->sor_max > 0 &&
+	       (!strcmp(o->backend, "cpu") || !strcmp(o->backend, "cuda"));
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	char err[WEST_ERRLEN], list[64], *save = NULL, dev[256];
+	const struct west_backend *be;
+	struct west_obs_set obs;
+	void *state;
+
+	if (!parse(argc, argv, &o)) {
+		fputs("usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]\n"
+		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9]\n", stderr);
+		return 2;
+	}
+	if (!(be = west_backend_find(o.backend)) || be->probe(err, sizeof err))
+		die(o.backend, be ? err : "not built");
+	if (be->init(&state, err, sizeof err))
+		die("init", err);
+	be->describe(state, dev, sizeof dev);
+	bench_obs_init(&obs);
+	printf("## Solvers to max|D| h / U_ref <= %g (solver-bench)\n\n- backend: %s\n"
+	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s\n\n",
+	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas);
+	printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	snprintf(list, sizeof list, "%s", o.grids);
+	struct west_grid grids[4];
+	const char *names[4];
+	int n = 0;
+	for (char *gname = strtok_r(list, ",", &save); gname && n < 4;
+	     gname = strtok_r(NULL, ",", &save), n++) {
+		if (!grid_nx(gname))
+			die(gname, "unknown grid (R1, R4, R16, R64)");
+		grid_build(&grids[n], grid_nx(gname));
+		names[n] = gname;
+		if (be->upload_terrain(state, &grids[n], err, sizeof err))
+			die("upload", err);
+		solvers(&o, gname, be, state, &grids[n], &obs);
+	}
+	printf("\n| grid | backend | potential smoother (cell-sweeps/s) | bytes per cell-sweep | "
+	       "implied traffic | copy bandwidth (same run) | fraction | levels |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	for (int i = 0; i < n; i++) {
+		sweeps(names[i], o.backend, &grids[i]);
+		west_grid_free(&grids[i]);
+	}
+	be->free(state);
+	west_obs_set_free(&obs);
+	return 0;
+}
