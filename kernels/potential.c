@@ -43,65 +43,13 @@ enum west_status west_pot_apply_cpu(const struct west_kgrid *g,
 	return WEST_OK;
 }
 
-/*
- * The cells of colour c in row (j, k): west_psmooth_at's gather and
- * update with the row's pointers worked out once (the same values in the
- * same order, so the same bits).  Cell i = 2 m + i0 is slot m of its row;
- * its west and east neighbours are slots m - 1 + i0 and m + i0 of the
- * other colour's row, the others slot m of the rows beside.
- */
+/* The cells of colour c in row (j, k): i = 2 t + ((j + k + c) & 1) < nx. */
 static void smooth_row(const struct west_plevel *l, float omega, int c, size_t j,
 		       size_t k)
 {
-	size_t nx = l->nx, ny = l->ny, hx = l->hx, plane = hx * ny;
-	size_t i0 = (j + k + (size_t)c) & 1, mine = (size_t)c * l->ncol + hx * (j + ny * k);
-	const float *o = l->e + (size_t)(1 - c) * l->ncol + hx * (j + ny * k);
-	const float *os = j > 0 ? o - hx : NULL, *on = j + 1 < ny ? o + hx : NULL;
-	const float *ob = k > 0 ? o - plane : NULL, *ot = k + 1 < l->nz ? o + plane : NULL;
-	float *e = l->e + mine;
-	const float *b = l->b + mine;
-	/* west_pcond's values: level 0's codes and open conductances, or the
-	 * conductance planes */
-	const unsigned char *code = l->code ? l->code + mine : NULL;
-	const float *kf = l->code ? l->kf + 6 * k : NULL;
-	const float *gp = l->code ? NULL : l->g + mine;
-	size_t gstride = 2 * l->ncol;
-	/* the common case, an open cell inside the domain on level 0: the
-	 * same sums as west_pcell with every face open */
-	int inside = os && on && ob && ot;
-	float dopen = kf ? ((((kf[0] + kf[1]) + kf[2]) + kf[3]) + kf[4]) + kf[5] : 0.0f;
-
-	for (size_t m = 0, i = i0; i < nx; m++, i += 2) {
-		float g[6], nb[6], diag, sum;
-		if (code && inside && code[m] == 0x3f && i > 0 && i + 1 < nx) {
-			sum = 0.0f;
-			sum += kf[0] * o[m + i0 - 1];
-			sum += kf[1] * o[m + i0];
-			sum += kf[2] * os[m];
-			sum += kf[3] * on[m];
-			sum += kf[4] * ob[m];
-			sum += kf[5] * ot[m];
-			e[m] = west_psor(e[m], b[m], sum, dopen, omega);
-			continue;
-		}
-		if (code) {
-			WEST_UNROLL6
-			for (int f = 0; f < 6; f++)
-				g[f] = (code[m] >> f & 1) ? kf[f] : 0.0f;
-		} else {
-			WEST_UNROLL6
-			for (int f = 0; f < 6; f++)
-				g[f] = gp[(size_t)f * gstride + m];
-		}
-		nb[WEST_PF_W] = i > 0 ? o[m + i0 - 1] : 0.0f;
-		nb[WEST_PF_E] = i + 1 < nx ? o[m + i0] : 0.0f;
-		nb[WEST_PF_S] = os ? os[m] : 0.0f;
-		nb[WEST_PF_N] = on ? on[m] : 0.0f;
-		nb[WEST_PF_B] = ob ? ob[m] : 0.0f;
-		nb[WEST_PF_T] = ot ? ot[m] : 0.0f;
-		sum = west_pcell(g, nb, &diag);
-		e[m] = west_psor(e[m], b[m], sum, diag, omega);
-	}
+	size_t i0 = (j + k + (size_t)c) & 1;
+	for (size_t t = 0; 2 * t + i0 < l->nx; t++)
+		west_psmooth_at(l, omega, c, t, j, k);
 }
 
 enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,

@@ -28,15 +28,13 @@
 static __device__ double dot_partial[DOT_BLOCKS];
 static __device__ double dot_result;
 
-/* The cell (i, j, k) of colour c this thread of a compacted launch takes;
- * 0 when it has none. */
+/* The slot t of row (j, k) of colour c this thread of a compacted launch
+ * takes; 0 when it has no cell. */
 static __device__ __forceinline__ int colour_cell(const struct west_plevel &l, int c,
-						  size_t *i, size_t *j, size_t *k)
+						  size_t *t, size_t *j, size_t *k)
 {
-	size_t t;
-	west_tid3(&t, j, k);
-	*i = 2 * t + ((*j + *k + (size_t)c) & 1);
-	return *i < l.nx && *j < l.ny;
+	west_tid3(t, j, k);
+	return 2 * *t + ((*j + *k + (size_t)c) & 1) < l.nx && *j < l.ny;
 }
 
 static __global__ void rhs_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
@@ -81,9 +79,9 @@ extern "C" enum west_status west_pot_apply_cuda(const struct west_kgrid *g,
 
 static __global__ void smooth_k(struct west_plevel l, float omega, int colour)
 {
-	size_t i, j, k;
-	if (colour_cell(l, colour, &i, &j, &k))
-		west_psmooth_at(&l, omega, i, j, k);
+	size_t t, j, k;
+	if (colour_cell(l, colour, &t, &j, &k))
+		west_psmooth_at(&l, omega, colour, t, j, k);
 }
 
 extern "C" enum west_status west_pot_smooth_cuda(const struct west_plevel *l, float omega,
@@ -132,9 +130,8 @@ static __device__ void coarse_pass(const struct west_plevel &l, int c)
 {
 	for (size_t s = threadIdx.x; s < l.ncol; s += blockDim.x) {
 		size_t t = s % l.hx, j = s / l.hx % l.ny, k = s / l.hx / l.ny;
-		size_t i = 2 * t + ((j + k + (size_t)c) & 1);
-		if (i < l.nx)
-			west_psmooth_at(&l, 1.0f, i, j, k);
+		if (2 * t + ((j + k + (size_t)c) & 1) < l.nx)
+			west_psmooth_at(&l, 1.0f, c, t, j, k);
 	}
 	__syncthreads();
 }

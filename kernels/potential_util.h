@@ -18,8 +18,10 @@
 #define WEST_LDG(p) (*(p))
 #endif
 /* Unroll the loops over a cell's six faces (-O2 leaves them rolled). */
-#ifdef __CUDACC__
+#if defined(__CUDA_ARCH__)
 #define WEST_UNROLL6 _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define WEST_UNROLL6
 #else
 #define WEST_UNROLL6 _Pragma("GCC unroll 6")
 #endif
@@ -72,13 +74,49 @@ WEST_HD float west_psor(float e, float b, float sum, float diag, float omega)
 	return diag == 0.0f ? e : e + omega * (b + sum - diag * e) / diag;
 }
 
-/* SOR update of cell (i, j, k): e += omega (b - A e) / diag. */
-WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, size_t i,
+/*
+ * Cell i = 2 t + i0 of colour c in row (j, k) (i0 = (j + k + c) & 1): its
+ * conductances and, from offsets of its row, the other colour's x at its
+ * open faces' neighbours (west slot t - 1 + i0, east t + i0, the others
+ * slot t of the rows beside; 0 at closed faces and beyond the domain,
+ * which west_pcell ignores or counts as 0 like west_pgather).  Returns the
+ * cell's slot.  The colour passes' form: fewer index products.
+ */
+WEST_HD size_t west_prow_gather(const struct west_plevel *l, const float *x, int c,
+				size_t t, size_t j, size_t k, float g[6], float nb[6])
+{
+	size_t i0 = (j + k + (size_t)c) & 1, i = 2 * t + i0;
+	size_t row = l->hx * (j + l->ny * k), plane = l->hx * l->ny;
+	size_t s = (size_t)c * l->ncol + row + t;
+	const float *o = x + (size_t)(1 - c) * l->ncol + row + t;
+
+	if (l->code) {
+		unsigned code = WEST_LDG(&l->code[s]);
+		const float *kf = l->kf + 6 * k;
+		WEST_UNROLL6
+		for (int f = 0; f < 6; f++)
+			g[f] = (code >> f & 1) ? WEST_LDG(&kf[f]) : 0.0f;
+	} else {
+		WEST_UNROLL6
+		for (int f = 0; f < 6; f++)
+			g[f] = WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
+	}
+	nb[WEST_PF_W] = g[WEST_PF_W] != 0.0f && i > 0 ? o[(ptrdiff_t)i0 - 1] : 0.0f;
+	nb[WEST_PF_E] = g[WEST_PF_E] != 0.0f && i + 1 < l->nx ? o[i0] : 0.0f;
+	nb[WEST_PF_S] = g[WEST_PF_S] != 0.0f && j > 0 ? o[-(ptrdiff_t)l->hx] : 0.0f;
+	nb[WEST_PF_N] = g[WEST_PF_N] != 0.0f && j + 1 < l->ny ? o[l->hx] : 0.0f;
+	nb[WEST_PF_B] = g[WEST_PF_B] != 0.0f && k > 0 ? o[-(ptrdiff_t)plane] : 0.0f;
+	nb[WEST_PF_T] = g[WEST_PF_T] != 0.0f && k + 1 < l->nz ? o[plane] : 0.0f;
+	return s;
+}
+
+/* SOR update of cell i = 2 t + i0 of colour c in row (j, k):
+ * e += omega (b - A e) / diag. */
+WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, size_t t,
 			     size_t j, size_t k)
 {
-	size_t s = west_pslot(l, i, j, k);
 	float g[6], nb[6], diag, sum;
-	west_pgather(l, l->e, i, j, k, s, g, nb);
+	size_t s = west_prow_gather(l, l->e, c, t, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	l->e[s] = west_psor(l->e[s], l->b[s], sum, diag, omega);
 }

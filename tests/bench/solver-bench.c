@@ -241,7 +241,8 @@ static double gpu_sweep_rate(const struct west_mg *host)
 	CK(cudaMalloc(&base, host->bytes));
 	CK(cudaMemcpy(base, host->base, host->bytes, cudaMemcpyHostToDevice));
 	west_mg_rebase(&d, host, base);
-	CK(cudaEventCreate(&a)), CK(cudaEventCreate(&b));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
 	for (int n = 0; n < 5; n++)   /* warm-up */
 		west_pot_smooth_cuda(&d.lv[0], 1.0f, 0), west_pot_smooth_cuda(&d.lv[0], 1.0f, 1);
 	CK(cudaEventRecord(a, cudaStreamPerThread));
@@ -262,9 +263,11 @@ static double gpu_copy_bw(size_t bytes)
 	cudaEvent_t a, b;
 	float ms;
 
-	CK(cudaMalloc(&x, bytes)), CK(cudaMalloc(&y, bytes));
+	CK(cudaMalloc(&x, bytes));
+	CK(cudaMalloc(&y, bytes));
 	CK(cudaMemset(x, 1, bytes));
-	CK(cudaEventCreate(&a)), CK(cudaEventCreate(&b));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
 	CK(cudaMemcpy(y, x, bytes, cudaMemcpyDeviceToDevice));
 	CK(cudaEventRecord(a, 0));
 	for (int r = 0; r < 10; r++)
@@ -272,7 +275,8 @@ static double gpu_copy_bw(size_t bytes)
 	CK(cudaEventRecord(b, 0));
 	CK(cudaEventSynchronize(b));
 	CK(cudaEventElapsedTime(&ms, a, b));
-	CK(cudaFree(x)), CK(cudaFree(y));
+	CK(cudaFree(x));
+	CK(cudaFree(y));
 	return 10.0 * 2.0 * (double)bytes / (1e-3 * ms);
 }
 #endif
