@@ -12,6 +12,11 @@
 
 #include "potential_util.h"
 
+/* Levels of fewer cells run on one thread: a parallel region costs more
+ * than the work on the coarse levels of the hierarchy. */
+#define PAR_CELLS 32768
+#define PAR(l) ((l)->nx * (l)->ny * (l)->nz >= PAR_CELLS)
+
 enum west_status west_pot_rhs_cpu(const struct west_kgrid *g,
 				  const struct west_plevel *l0, const float *u,
 				  const float *v, const float *w)
@@ -57,7 +62,7 @@ enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,
 {
 	long rows = (long)(l->ny * l->nz);
 
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
 		smooth_row(l, omega, colour, (size_t)r % l->ny, (size_t)r / l->ny);
 	return WEST_OK;
@@ -68,7 +73,7 @@ enum west_status west_pot_restrict_cpu(const struct west_plevel *fine,
 {
 	long rows = (long)(coarse->ny * coarse->nz);
 
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(static) if (PAR(fine))
 	for (long r = 0; r < rows; r++)
 		for (size_t i = 0; i < coarse->nx; i++)
 			west_prestrict_at(fine, coarse, i, (size_t)r % coarse->ny,
@@ -81,7 +86,7 @@ enum west_status west_pot_prolong_cpu(const struct west_plevel *coarse,
 {
 	long rows = (long)(fine->ny * fine->nz);
 
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(static) if (PAR(fine))
 	for (long r = 0; r < rows; r++)
 		for (size_t i = 0; i < fine->nx; i++)
 			west_pprolong_at(coarse, fine, i, (size_t)r % fine->ny,
@@ -112,7 +117,7 @@ enum west_status west_pot_matvec_cpu(const struct west_plevel *l, const float *x
 {
 	long rows = (long)(l->ny * l->nz);
 
-	#pragma omp parallel for schedule(static)
+	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
 		for (size_t i = 0; i < l->nx; i++)
 			west_pmatvec_at(l, x, y, i, (size_t)r % l->ny, (size_t)r / l->ny);
