@@ -52,21 +52,27 @@ static inline void bench_dem_fill(struct west_dem *dem)
 
 /* The six stations of the benchmarks at 10 m: 3 to 9 m/s, 180 to 330
  * degrees, classes A to F, positions as fractions of the domain. */
+static const struct bench_station {
+	const char *id;
+	double fx, fy;     /* position, fractions of the domain */
+	double speed, dir; /* m/s, degrees from */
+	int cls;           /* enum west_stability */
+} bench_stations[] = {
+	{ "sw-plain", 0.10, 0.12, 5.0, 250.0, WEST_STAB_D },
+	{ "valley-s", 0.45, 0.15, 3.0, 200.0, WEST_STAB_A },
+	{ "valley-n", 0.50, 0.70, 4.0, 180.0, WEST_STAB_B },
+	{ "e-slope", 0.88, 0.35, 7.0, 270.0, WEST_STAB_C },
+	{ "nw-ridge", 0.20, 0.85, 9.0, 300.0, WEST_STAB_E },
+	{ "ne-plain", 0.75, 0.92, 6.0, 330.0, WEST_STAB_F },
+};
+#define BENCH_NSTATIONS (sizeof bench_stations / sizeof bench_stations[0])
+
+/* The stations as an observation set at BENCH_TIME (set->obs NULL when
+ * out of memory). */
 static inline void bench_obs_init(struct west_obs_set *set)
 {
-	static const struct {
-		const char *id;
-		double fx, fy, speed, dir;
-		int cls;
-	} st[] = {
-		{ "sw-plain", 0.10, 0.12, 5.0, 250.0, WEST_STAB_D },
-		{ "valley-s", 0.45, 0.15, 3.0, 200.0, WEST_STAB_A },
-		{ "valley-n", 0.50, 0.70, 4.0, 180.0, WEST_STAB_B },
-		{ "e-slope", 0.88, 0.35, 7.0, 270.0, WEST_STAB_C },
-		{ "nw-ridge", 0.20, 0.85, 9.0, 300.0, WEST_STAB_E },
-		{ "ne-plain", 0.75, 0.92, 6.0, 330.0, WEST_STAB_F },
-	};
-	size_t n = sizeof st / sizeof st[0];
+	const struct bench_station *st = bench_stations;
+	size_t n = BENCH_NSTATIONS;
 
 	set->n = n;
 	set->obs = calloc(n, sizeof *set->obs);

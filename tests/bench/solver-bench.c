@@ -345,6 +345,8 @@ int main(int argc, char **argv)
 		die("init", err);
 	be->describe(state, dev, sizeof dev);
 	bench_obs_init(&obs);
+	if (!obs.obs)
+		die("stations", "out of memory");
 	printf("## Solvers to max|D| h / U_ref <= %g (solver-bench)\n\n- backend: %s\n"
 	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s\n\n",
 	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas);

@@ -611,17 +611,6 @@ static void gpu_reopen_state(struct gpu *gp)
 
 /* -------------------------------------------------------- terrain, grid */
 
-static void dem_fill(struct west_dem *dem)
-{
-	size_t nx = dem->nx;
-
-	#pragma omp parallel for schedule(static)
-	for (long j = 0; j < (long)dem->ny; j++)
-		for (size_t i = 0; i < nx; i++)
-			dem->z[(size_t)j * nx + i] = (float)bench_terrain_alt(
-				((double)i + 0.5) * dem->dx, ((double)j + 0.5) * dem->dy);
-}
-
 static void bgrid_free(struct bgrid *bg)
 {
 	west_field_free(&bg->f);
@@ -643,7 +632,7 @@ static enum west_status bgrid_init(struct bgrid *bg, size_t nx, char *err,
 	west_config_defaults(c);
 	c->nz = WB_NZ, c->dz = WB_DZ, c->max_cells = WB_MAX_CELLS;
 	dem.z = xmalloc(nx * nx * sizeof *dem.z);
-	dem_fill(&dem);
+	bench_dem_fill(&dem);
 	st = west_grid_init(&bg->g, &dem, c, err, errlen);
 	free(dem.z);
 	free(c);
@@ -679,41 +668,6 @@ static void field_westerly(const struct sweep_view *h)
 	memset(h->v, 0, n[1] * sizeof *h->v);
 	memset(h->w, 0, n[2] * sizeof *h->w);
 	(void)west_speed_zero_cpu(&h->kg, h->u, h->v, h->w);
-}
-
-/* ------------------------------------------------------------ stations */
-
-static const struct {
-	const char *id;
-	double fx, fy;             /* position, fractions of the domain */
-	double speed, dir;         /* m/s, degrees from */
-	int cls;
-} stations[] = {
-	{ "sw-plain", 0.10, 0.12, 5.0, 250.0, WEST_STAB_D },
-	{ "valley-s", 0.45, 0.15, 3.0, 200.0, WEST_STAB_A },
-	{ "valley-n", 0.50, 0.70, 4.0, 180.0, WEST_STAB_B },
-	{ "e-slope", 0.88, 0.35, 7.0, 270.0, WEST_STAB_C },
-	{ "nw-ridge", 0.20, 0.85, 9.0, 300.0, WEST_STAB_E },
-	{ "ne-plain", 0.75, 0.92, 6.0, 330.0, WEST_STAB_F },
-};
-
-static void obs_init(struct west_obs_set *set)
-{
-	size_t n = sizeof stations / sizeof stations[0];
-
-	set->n = n;
-	set->obs = xmalloc(n * sizeof *set->obs);
-	set->valid_time = WB_TIME;
-	for (size_t s = 0; s < n; s++) {
-		set->obs[s] = (struct west_obs){
-			.x = WB_X0 + stations[s].fx * WB_L,
-			.y = WB_Y0 + stations[s].fy * WB_L,
-			.height = 10.0, .speed = stations[s].speed,
-			.direction = stations[s].dir, .time = WB_TIME,
-			.stability = stations[s].cls, .inv_L = NAN, .z0 = NAN,
-		};
-		snprintf(set->obs[s].id, sizeof set->obs[s].id, "%s", stations[s].id);
-	}
 }
 
 /* ----------------------------------------------------------- whole runs */
@@ -1631,7 +1585,9 @@ static void bench_open(struct bench *b)
 	free(c);
 	b->so.tolerance = 0.0, b->so.omega = WB_OMEGA, b->so.eta = WB_ETA;
 	b->so.land_use = WEST_LAND_RURAL;
-	obs_init(&b->obs);
+	bench_obs_init(&b->obs);
+	if (!b->obs.obs)
+		die("stations", "out of memory");
 	must(west_backend_cpu.init(&b->cpu_state, err, sizeof err), "cpu backend init", err);
 	progress(b, "probing CUDA");
 	gpu_open(&b->gpu);

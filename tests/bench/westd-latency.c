@@ -93,19 +93,6 @@
 #define LB_WAIT_S 600.0              /* one field or snapshot, at most */
 #define LB_MAX_POSTS 10000
 
-static const struct {
-	const char *id;
-	double fx, fy;             /* position, fractions of the domain */
-	double speed, dir;         /* m/s, degrees from */
-	char cls;
-} stations[] = {                   /* west-bench.c's six stations */
-	{ "sw-plain", 0.10, 0.12, 5.0, 250.0, 'D' },
-	{ "valley-s", 0.45, 0.15, 3.0, 200.0, 'A' },
-	{ "valley-n", 0.50, 0.70, 4.0, 180.0, 'B' },
-	{ "e-slope", 0.88, 0.35, 7.0, 270.0, 'C' },
-	{ "nw-ridge", 0.20, 0.85, 9.0, 300.0, 'E' },
-	{ "ne-plain", 0.75, 0.92, 6.0, 330.0, 'F' },
-};
 
 struct opts {
 	const char *westd;
@@ -451,14 +438,15 @@ static void obs_json(int i, char *buf, size_t size)
 	gmtime_r(&tt, &tm);
 	strftime(t, sizeof t, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	n += (size_t)snprintf(buf + n, size - n, "{\"observations\": [");
-	for (size_t s = 0; s < sizeof stations / sizeof stations[0] && n < size; s++)
+	for (size_t s = 0; s < BENCH_NSTATIONS && n < size; s++)
 		n += (size_t)snprintf(buf + n, size - n,
 			"%s{\"id\": \"%s\", \"x\": %.1f, \"y\": %.1f, \"height\": 10, "
 			"\"speed\": %.3f, \"direction\": %.0f, \"time\": \"%s\", "
-			"\"stability\": \"%c\"}", s ? ", " : "", stations[s].id,
-			LB_X0 + stations[s].fx * BENCH_TERRAIN_L,
-			LB_Y0 + stations[s].fy * BENCH_TERRAIN_L,
-			stations[s].speed * scale, stations[s].dir, t, stations[s].cls);
+			"\"stability\": \"%c\"}", s ? ", " : "", bench_stations[s].id,
+			LB_X0 + bench_stations[s].fx * BENCH_TERRAIN_L,
+			LB_Y0 + bench_stations[s].fy * BENCH_TERRAIN_L,
+			bench_stations[s].speed * scale, bench_stations[s].dir, t,
+			"ABCDEF"[bench_stations[s].cls]);
 	if (n < size)
 		snprintf(buf + n, size - n, "]}");
 }
