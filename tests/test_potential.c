@@ -1,0 +1,1396 @@
+/*
+ * test_potential.c: the potential form of step 8 on the CPU: the
+ * multigrid hierarchy (src/multigrid.h), the CPU references of the
+ * potential kernels (kernels.h, "8, potential form"), and the
+ * sor-potential and multigrid solvers of the driver (model.h).
+ *
+ * Everything a test needs of a level it reads through the documented
+ * layout (kernels.h): cell (i, j, k) of colour c = (i + j + k) & 1 sits at
+ * slot c * ncol + (i >> 1) + hx * (j + ny * k); level 0's face f is open
+ * when bit f of its code is set, with conductance kf[6 k + f]; a coarser
+ * level keeps g[f * 2 ncol + slot].  The operator, its SOR update, the
+ * restriction and the field update are re-evaluated here in double from
+ * those formulas, cell by cell, without potential_util.h.
+ *
+ * Groups and bounds:
+ *  - hierarchy: shapes by multigrid.h's rule (pinned on hand-worked grids
+ *    and re-derived level by level on others); conductances: east of a
+ *    cell bit for bit the west of its neighbour (and so on), the ground
+ *    closed on every level, and the open area (G times the centre
+ *    distance) through every coarse plane equal to the fine level's
+ *    through the same plane, relative 1e-6 (sums in double, each coarse G
+ *    rounded to float once: 6e-8); level 0's codes are the
+ *    transparencies, and a fractional one is refused naming its cell.
+ *  - operator: x.Ay = Ax.y and x.Ax > 0 on every level for random x, y,
+ *    relative 1e-6 of sum |x_i (Ay)_i| (float matvec, double sums).
+ *  - kernels: each CPU reference against the re-evaluation in double,
+ *    within 1e-6 (1e-5 for the field update) of the magnitude of the terms
+ *    it adds (float rounding of a few operations: 2^-24 each, so 1e-6 is
+ *    ~16 roundings; the bound scales with the terms, not the result,
+ *    because the residual b - A e cancels); prolongation and the coarse
+ *    solve bit for bit (one float addition; a fixed sequence of passes).
+ *  - solvers: sor-potential is the velocity-form iteration (DESIGN.md
+ *    section 3), multigrid, sor-potential and sor reach the same field
+ *    within an energy bound, every bundled terrain converges, and a
+ *    divergence-free start needs no cycle.  Each bound is derived where it
+ *    is used.
+ */
+#include "model_fixture.h"
+
+#include <stdint.h>
+
+#include "multigrid.h"
+#include "obs.h"
+
+#ifndef WEST_SRCDIR
+#define WEST_SRCDIR "."
+#endif
+
+#define ZMAX 128   /* most levels of a grid here */
+
+/* ---- the documented layout ----------------------------------------------- */
+
+static size_t slot(const struct west_plevel *l, size_t i, size_t j, size_t k)
+{
+	return ((i + j + k) & 1) * l->ncol + (i >> 1) + l->hx * (j + l->ny * k);
+}
+
+/* Conductance (m) of face f of cell (i, j, k). */
+static float cond(const struct west_plevel *l, size_t i, size_t j, size_t k, int f)
+{
+	size_t s = slot(l, i, j, k);
+	if (l->code)
+		return (l->code[s] >> f & 1) ? l->kf[6 * k + f] : 0.0f;
+	return l->g[(size_t)f * 2 * l->ncol + s];
+}
+
+static uint32_t bits(float x)
+{
+	uint32_t b;
+	memcpy(&b, &x, sizeof b);
+	return b;
+}
+
+/* x of the neighbour of (i, j, k) across face f; 0 beyond the domain. */
+static double nbval(const struct west_plevel *l, const float *x, size_t i, size_t j,
+		    size_t k, int f)
+{
+	long c[3] = { (long)i, (long)j, (long)k };
+	long n[3] = { (long)l->nx, (long)l->ny, (long)l->nz };
+	c[f / 2] += f % 2 ? 1 : -1;
+	if (c[f / 2] < 0 || c[f / 2] >= n[f / 2])
+		return 0.0;
+	return x[slot(l, (size_t)c[0], (size_t)c[1], (size_t)c[2])];
+}
+
+/* Row (i, j, k) of A applied to x, in double: ax = (A x)_c, diag = sum G,
+ * sum = sum G x_nb, scale = sum G (|x_c| + |x_nb|). */
+struct arow {
+	double ax, diag, sum, scale;
+};
+
+static struct arow arow(const struct west_plevel *l, const float *x, size_t i, size_t j,
+			size_t k)
+{
+	struct arow r = { 0 };
+	double xc = x[slot(l, i, j, k)];
+	for (int f = 0; f < 6; f++) {
+		double g = cond(l, i, j, k, f), v = nbval(l, x, i, j, k, f);
+		r.diag += g;
+		r.sum += g * v;
+		r.scale += g * (fabs(xc) + fabs(v));
+	}
+	r.ax = r.diag * xc - r.sum;
+	return r;
+}
+
+static int cell_open(const struct west_plevel *l, size_t i, size_t j, size_t k)
+{
+	for (int f = 0; f < 6; f++)
+		if (cond(l, i, j, k, f) != 0.0f)
+			return 1;
+	return 0;
+}
+
+#define FOR_CELLS(l, i, j, k)                               \
+	for (size_t k = 0; k < (l)->nz; k++)                \
+		for (size_t j = 0; j < (l)->ny; j++)        \
+			for (size_t i = 0; i < (l)->nx; i++)
+
+/* ---- random vectors ------------------------------------------------------ */
+
+/* Uniform in [-1, 1) (xorshift64*; deterministic per seed). */
+static double rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (double)((*s * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-52 - 1.0;
+}
+
+/* x = random * scale on the cells of l (on open cells only when
+ * open_only), 0 on every other slot. */
+static void fill(const struct west_plevel *l, float *x, uint64_t seed, double scale,
+		 int open_only)
+{
+	uint64_t s = seed;
+	memset(x, 0, 2 * l->ncol * sizeof *x);
+	FOR_CELLS(l, i, j, k) {
+		double r = rnd(&s) * scale;
+		if (!open_only || cell_open(l, i, j, k))
+			x[slot(l, i, j, k)] = (float)r;
+	}
+}
+
+static float *vec(const struct west_plevel *l)
+{
+	float *x = calloc(2 * l->ncol, sizeof *x);
+	cr_assert_not_null(x);
+	return x;
+}
+
+/* ---- grids and hierarchies ----------------------------------------------- */
+
+static void build(struct west_mg *mg, const struct west_grid *g, double eta)
+{
+	char err[WEST_ERRLEN] = "";
+	cr_assert_eq(west_mg_build(mg, g, eta, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_gt(mg->nlevels, 0);
+}
+
+/* A hill on stretched levels, odd column counts: land at the edges of the
+ * bottom levels and round the centre. */
+static const double stretched[] = { 0, 6, 14, 24, 36, 50, 66, 85, 108, 135, 170 };
+
+static void hill_stretched(struct west_grid *g)
+{
+	struct west_config *c = malloc(sizeof *c);
+	cr_assert_not_null(c);
+	west_config_defaults(c);
+	memcpy(c->levels, stretched, sizeof stretched);
+	c->nlevels = sizeof stretched / sizeof stretched[0];
+	fix_grid_conf(g, 23, 19, 40, c, 90, 250);
+	free(c);
+	cr_assert_gt(g->land_cells, 0, "the hill must make land");
+}
+
+/* A grid from a bundled terrain, nz levels of dz m. */
+static void load_terrain(struct west_grid *g, const char *name, long nz, double dz)
+{
+	struct west_config *c = malloc(sizeof *c);
+	char path[512], err[WEST_ERRLEN] = "";
+
+	cr_assert_not_null(c);
+	west_config_defaults(c);
+	c->nz = nz;
+	c->dz = dz;
+	snprintf(path, sizeof path, "%s/data/%s", WEST_SRCDIR, name);
+	cr_assert_eq(west_grid_load(g, path, c, err, sizeof err), WEST_OK, "%s: %s", path, err);
+	free(c);
+}
+
+/* Face heights of every level of mg: level 0's are the grid's; a coarser
+ * level's are every fz-th face of the level below, and its top (the last
+ * coarse cell of an odd count takes one fine cell: multigrid.h). */
+struct zfaces {
+	double z[WEST_MG_MAX_LEVELS][ZMAX + 1];
+};
+
+static struct zfaces *level_faces(const struct west_mg *mg, const struct west_grid *g)
+{
+	struct zfaces *zf = calloc(1, sizeof *zf);
+	cr_assert_not_null(zf);
+	cr_assert_leq(g->nz, ZMAX);
+	memcpy(zf->z[0], g->zf, (g->nz + 1) * sizeof(double));
+	for (int L = 1; L < mg->nlevels; L++) {
+		const struct west_plevel *f = &mg->lv[L - 1], *c = &mg->lv[L];
+		for (size_t k = 0; k < c->nz; k++)
+			zf->z[L][k] = zf->z[L - 1][k * f->fz];
+		zf->z[L][c->nz] = zf->z[L - 1][f->nz];
+	}
+	return zf;
+}
+
+/* Distance between the centres either side of z-face p of a level with
+ * faces z (nz cells): the top face counts a ghost cell mirrored above. */
+static double zdist(const double *z, size_t nz, size_t p)
+{
+	if (p == 0)
+		return z[1] - z[0];
+	if (p == nz)
+		return z[nz] - z[nz - 1];
+	return 0.5 * (z[p + 1] - z[p - 1]);
+}
+
+/* ======================================================= hierarchy shapes */
+
+/* multigrid.h's rule from a level: f[d] = 2 when direction d has 2 cells
+ * or more and h_d <= WEST_MG_ANISO * the least such h. */
+static void rule(const size_t n[3], const double h[2], const double *z, double eta,
+		 unsigned f[3])
+{
+	double hz = INFINITY, hd[3], hmin = INFINITY;
+	for (size_t k = 0; k < n[2]; k++)
+		hz = fmin(hz, z[k + 1] - z[k]);
+	hd[0] = h[0], hd[1] = h[1], hd[2] = hz / sqrt(eta);
+	for (int d = 0; d < 3; d++)
+		if (n[d] >= 2)
+			hmin = fmin(hmin, hd[d]);
+	for (int d = 0; d < 3; d++)
+		f[d] = n[d] >= 2 && hd[d] <= WEST_MG_ANISO * hmin ? 2 : 1;
+}
+
+/* Every level of mg as the rule makes it from grid g, re-derived here. */
+static void expect_rule(const struct west_mg *mg, const struct west_grid *g, double eta)
+{
+	size_t n[3] = { g->nx, g->ny, g->nz };
+	double h[2] = { g->dx, g->dy }, z[ZMAX + 1], zc[ZMAX + 1];
+
+	cr_assert_leq(g->nz, ZMAX);
+	memcpy(z, g->zf, (g->nz + 1) * sizeof(double));
+	for (int L = 0;; L++) {
+		const struct west_plevel *l = &mg->lv[L];
+		unsigned f[3];
+		cr_assert_lt(L, mg->nlevels, "level %d missing", L);
+		cr_assert(l->nx == n[0] && l->ny == n[1] && l->nz == n[2],
+			  "level %d: %zux%zux%zu, want %zux%zux%zu", L, l->nx, l->ny, l->nz,
+			  n[0], n[1], n[2]);
+		cr_assert_eq(l->hx, (n[0] + 1) / 2, "level %d hx", L);
+		cr_assert_eq(l->ncol, l->hx * n[1] * n[2], "level %d ncol", L);
+		if (n[0] * n[1] * n[2] <= WEST_MG_COARSEST_CELLS || L + 1 == WEST_MG_MAX_LEVELS) {
+			cr_assert_eq(mg->nlevels, L + 1, "the last level is %d", L);
+			cr_assert(l->fx == 0 && l->fy == 0 && l->fz == 0,
+				  "last level %d: factors %u %u %u, want 0", L, l->fx, l->fy,
+				  l->fz);
+			return;
+		}
+		rule(n, h, z, eta, f);
+		if (f[0] * f[1] * f[2] == 1) {   /* no direction can be coarsened */
+			cr_assert_eq(mg->nlevels, L + 1, "nothing to coarsen below level %d", L);
+			return;
+		}
+		cr_assert(l->fx == f[0] && l->fy == f[1] && l->fz == f[2],
+			  "level %d (%zux%zux%zu): factors %u %u %u, the rule gives %u %u %u", L,
+			  n[0], n[1], n[2], l->fx, l->fy, l->fz, f[0], f[1], f[2]);
+		for (size_t k = 0; k * f[2] < n[2]; k++)
+			zc[k] = z[k * f[2]];
+		zc[(n[2] + f[2] - 1) / f[2]] = z[n[2]];
+		for (int d = 0; d < 3; d++)
+			n[d] = (n[d] + f[d] - 1) / f[d];
+		h[0] *= f[0], h[1] *= f[1];
+		memcpy(z, zc, (n[2] + 1) * sizeof(double));
+	}
+}
+
+struct shape {
+	size_t nx, ny, nz;
+	unsigned fx, fy, fz;
+};
+
+static void expect_shapes(const struct west_mg *mg, const struct shape *want, int n,
+			  const char *describe)
+{
+	char buf[256];
+	cr_assert_eq(mg->nlevels, n, "%d levels, want %d", mg->nlevels, n);
+	for (int L = 0; L < n; L++) {
+		const struct west_plevel *l = &mg->lv[L];
+		const struct shape *w = &want[L];
+		cr_expect(l->nx == w->nx && l->ny == w->ny && l->nz == w->nz &&
+			  l->fx == w->fx && l->fy == w->fy && l->fz == w->fz,
+			  "level %d: %zux%zux%zu by %u %u %u, want %zux%zux%zu by %u %u %u", L,
+			  l->nx, l->ny, l->nz, l->fx, l->fy, l->fz, w->nx, w->ny, w->nz,
+			  w->fx, w->fy, w->fz);
+	}
+	west_mg_describe(mg, buf, sizeof buf);
+	cr_expect_str_eq(buf, describe);
+}
+
+/* dx = dy = 10, dz = 20: x and y are within 1.5 of each other, z is not
+ * (20 > 15): x and y first, then the cells are cubes and all three go. */
+Test(hierarchy, thin_columns_coarsen_horizontally_first)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	const struct shape want[] = {
+		{ 16, 16, 8, 2, 2, 1 }, { 8, 8, 8, 2, 2, 2 }, { 4, 4, 4, 0, 0, 0 },
+	};
+
+	fix_grid(&g, 16, 16, 10, 8, 20, 0, 1);
+	build(&mg, &g, 1.0);
+	expect_shapes(&mg, want, 3, "16x16x8 8x8x8 4x4x4");
+	expect_rule(&mg, &g, 1.0);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* dx = 100, dz = 20: z alone until the levels are 80 m (100 <= 1.5 * 80),
+ * then all three. */
+Test(hierarchy, flat_cells_coarsen_vertically_first)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	const struct shape want[] = {
+		{ 6, 6, 16, 1, 1, 2 }, { 6, 6, 8, 1, 1, 2 }, { 6, 6, 4, 2, 2, 2 },
+		{ 3, 3, 2, 0, 0, 0 },
+	};
+
+	fix_grid(&g, 6, 6, 100, 16, 20, 0, 1);
+	build(&mg, &g, 1.0);
+	expect_shapes(&mg, want, 4, "6x6x16 6x6x8 6x6x4 3x3x2");
+	expect_rule(&mg, &g, 1.0);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* eta scales h_z by 1 / sqrt(eta): with eta 4 the 20 m levels count as
+ * 10 m and the first grid coarsens everywhere from the start. */
+Test(hierarchy, eta_enters_the_vertical_spacing)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	const struct shape want[] = {
+		{ 16, 16, 8, 2, 2, 2 }, { 8, 8, 4, 2, 2, 2 }, { 4, 4, 2, 0, 0, 0 },
+	};
+
+	fix_grid(&g, 16, 16, 10, 8, 20, 0, 1);
+	build(&mg, &g, 4.0);
+	cr_expect_eq(mg.eta, 4.0);
+	expect_shapes(&mg, want, 3, "16x16x8 8x8x4 4x4x2");
+	expect_rule(&mg, &g, 4.0);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* Odd counts (ceil(n / 2), the last coarse cell one fine cell), stretched
+ * levels, a terrain: every level as the rule derives it, down to at most
+ * WEST_MG_COARSEST_CELLS cells. */
+Test(hierarchy, odd_counts_and_stretched_levels_follow_the_rule)
+{
+	struct west_grid g, h;
+	struct west_mg mg;
+	const struct west_plevel *last;
+
+	fix_grid(&g, 23, 9, 20, 9, 20, 0, 1);
+	build(&mg, &g, 1.0);
+	expect_rule(&mg, &g, 1.0);
+	cr_expect_eq(mg.lv[1].nx, 12, "ceil(23 / 2)");
+	west_mg_free(&mg);
+	hill_stretched(&h);
+	for (int e = 0; e < 3; e++) {
+		double eta = e == 0 ? 1.0 : e == 1 ? 0.25 : 9.0;
+		build(&mg, &h, eta);
+		expect_rule(&mg, &h, eta);
+		last = &mg.lv[mg.nlevels - 1];
+		cr_expect_leq(last->nx * last->ny * last->nz, WEST_MG_COARSEST_CELLS);
+		west_mg_free(&mg);
+	}
+	west_grid_free(&g);
+	west_grid_free(&h);
+}
+
+/* The description is the level list; a short buffer gets a prefix. */
+Test(hierarchy, describe_truncates_safely)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	char buf[8], tiny[5];
+
+	fix_grid(&g, 16, 16, 10, 8, 20, 0, 1);
+	build(&mg, &g, 1.0);
+	west_mg_describe(&mg, buf, sizeof buf);
+	west_mg_describe(&mg, tiny, sizeof tiny);
+	cr_expect_str_eq(buf, "16x16x8");
+	cr_expect_str_eq(tiny, "16x1");
+	west_mg_free(&mg);
+	cr_expect_eq(mg.nlevels, 0, "west_mg_free zeroes the hierarchy");
+	cr_expect_null(mg.base);
+	west_grid_free(&g);
+}
+
+/* ============================================================ conductances */
+
+/* Face f's conductances of (i, j, k) and of its neighbour across it agree
+ * bit for bit (the neighbour's opposite face). */
+static void expect_pair(const struct west_plevel *l, int L, size_t i, size_t j, size_t k,
+			int d)
+{
+	size_t c[3] = { i, j, k };
+	float a = cond(l, i, j, k, 2 * d + 1), b;
+	c[d]++;
+	b = cond(l, c[0], c[1], c[2], 2 * d);
+	cr_assert_eq(bits(a), bits(b),
+		     "level %d: face %d of (%zu, %zu, %zu) is %.9g, face %d of its neighbour %.9g",
+		     L, 2 * d + 1, i, j, k, (double)a, 2 * d, (double)b);
+}
+
+/* Open area (G times centre distance) through plane p normal to d. */
+static double plane_area(const struct west_plevel *l, const double *z, double dx,
+			 double dy, int d, size_t p)
+{
+	size_t n[3] = { l->nx, l->ny, l->nz };
+	size_t q = p < n[d] ? p : p - 1;
+	int f = p < n[d] ? 2 * d : 2 * d + 1;
+	double dist = d == 0 ? dx : d == 1 ? dy : zdist(z, l->nz, p), sum = 0.0;
+
+	FOR_CELLS(l, i, j, k) {
+		size_t c[3] = { i, j, k };
+		if (c[d] == q)
+			sum += (double)cond(l, i, j, k, f) * dist;
+	}
+	return sum;
+}
+
+/* The plane of level 0 that plane p of level L lies on. */
+static size_t fine_plane(const struct west_mg *mg, int L, int d, size_t p)
+{
+	for (int m = L - 1; m >= 0; m--) {
+		const struct west_plevel *f = &mg->lv[m];
+		unsigned fac[3] = { f->fx, f->fy, f->fz };
+		size_t n[3] = { f->nx, f->ny, f->nz };
+		p = p * fac[d] < n[d] ? p * fac[d] : n[d];
+	}
+	return p;
+}
+
+static void expect_planes(const struct west_mg *mg, const struct zfaces *zf,
+			  const struct west_grid *g, int L)
+{
+	const struct west_plevel *l = &mg->lv[L];
+	double dx = g->dx, dy = g->dy;
+	size_t n[3] = { l->nx, l->ny, l->nz };
+
+	for (int m = 0; m < L; m++)
+		dx *= mg->lv[m].fx, dy *= mg->lv[m].fy;
+	for (int d = 0; d < 3; d++)
+		for (size_t p = 0; p <= n[d]; p++) {
+			double a = plane_area(l, zf->z[L], dx, dy, d, p);
+			size_t p0 = fine_plane(mg, L, d, p);
+			double a0 = plane_area(&mg->lv[0], zf->z[0], g->dx, g->dy, d, p0);
+			cr_assert_leq(fabs(a - a0), 1e-6 * a0,
+				      "level %d, plane %zu across %c: open area %.9g m2, level 0's "
+				      "plane %zu: %.9g m2", L, p, "xyz"[d], a, p0, a0);
+		}
+}
+
+/*
+ * On every level: G of a face is the same seen from both its cells (bit
+ * for bit: level 0's code bits and kf by level, coarser levels summed in
+ * the same order from faces that agree); the ground is closed; and the
+ * open area through every plane of a coarse level, the open boundaries
+ * included, is the fine level's through the same plane (relative 1e-6).
+ */
+Test(conductance, symmetric_and_open_area_conserved)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	struct zfaces *zf;
+	double west0 = 0.0;
+
+	hill_stretched(&g);
+	build(&mg, &g, 0.7);
+	cr_assert_geq(mg.nlevels, 3, "a few coarse levels to check");
+	zf = level_faces(&mg, &g);
+	for (int L = 0; L < mg.nlevels; L++) {
+		const struct west_plevel *l = &mg.lv[L];
+		FOR_CELLS(l, i, j, k) {
+			if (i + 1 < l->nx)
+				expect_pair(l, L, i, j, k, 0);
+			if (j + 1 < l->ny)
+				expect_pair(l, L, i, j, k, 1);
+			if (k + 1 < l->nz)
+				expect_pair(l, L, i, j, k, 2);
+			if (k == 0)
+				cr_assert_eq(cond(l, i, j, 0, WEST_PF_B), 0.0f,
+					     "level %d: ground face of (%zu, %zu) open", L, i, j);
+		}
+		if (L > 0)
+			expect_planes(&mg, zf, &g, L);
+	}
+	for (size_t k = 0; k < g.nz; k++)   /* the west boundary is partly closed */
+		for (size_t j = 0; j < g.ny; j++)
+			west0 += g.tx[j * (g.nx + 1) + k * (g.nx + 1) * g.ny];
+	cr_expect(west0 > 0 && west0 < (double)(g.ny * g.nz), "%g of %zu west faces open",
+		  west0, g.ny * g.nz);
+	free(zf);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* Transparency of face f of cell (i, j, k) of g. */
+static float transparency(const struct west_grid *g, size_t i, size_t j, size_t k, int f)
+{
+	size_t nx = g->nx, ny = g->ny;
+	size_t xw = i + (nx + 1) * (j + ny * k), ys = i + nx * (j + (ny + 1) * k);
+	size_t zb = i + nx * (j + ny * k);
+	const float t[6] = { g->tx[xw], g->tx[xw + 1], g->ty[ys], g->ty[ys + nx],
+			     g->tz[zb], g->tz[zb + nx * ny] };
+	return t[f];
+}
+
+/* The slots of row (j, k), either colour, that hold no cell hold zero. */
+static void expect_padding(const struct west_plevel *l, size_t j, size_t k)
+{
+	for (int c = 0; c < 2; c++) {
+		size_t i0 = (j + k + (size_t)c) & 1, cells = (l->nx - i0 + 1) / 2;
+		for (size_t m = cells; m < l->hx; m++) {
+			size_t s = (size_t)c * l->ncol + m + l->hx * (j + l->ny * k);
+			cr_assert(l->code[s] == 0 && l->e[s] == 0.0f && l->b[s] == 0.0f,
+				  "padding slot %zu of row (%zu, %zu), colour %d", m, j, k, c);
+		}
+	}
+}
+
+static void expect_kf(const struct west_plevel *l, const struct west_grid *g, double eta)
+{
+	for (size_t k = 0; k < g->nz; k++) {
+		double dz = g->zf[k + 1] - g->zf[k];
+		double want[6] = { g->dy * dz / g->dx, g->dy * dz / g->dx,
+				   g->dx * dz / g->dy, g->dx * dz / g->dy,
+				   eta * g->dx * g->dy / zdist(g->zf, g->nz, k),
+				   eta * g->dx * g->dy / zdist(g->zf, g->nz, k + 1) };
+		for (int f = 0; f < 6; f++) {
+			if (k == 0 && f == WEST_PF_B)
+				continue;   /* the ground: always closed */
+			cr_expect_float_eq(l->kf[6 * k + f], want[f], 1e-6 * want[f],
+					   "kf level %zu face %d: %.9g, want %.9g", k, f,
+					   (double)l->kf[6 * k + f], want[f]);
+		}
+		cr_expect_float_eq(l->vol[k], g->dx * g->dy * dz, 1e-6 * g->dx * g->dy * dz,
+				   "vol level %zu", k);
+	}
+}
+
+/* Level 0: bit f of a cell's code set exactly when face f has
+ * transparency 1 (grid.c gives 0 or 1 only); padding slots zero; kf the
+ * open area over the centre distance (eta times on z; the top's ghost
+ * mirrored), vol the cell volume. */
+Test(conductance, level0_codes_are_the_transparencies)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	const struct west_plevel *l;
+	size_t open = 0, closed = 0;
+
+	hill_stretched(&g);
+	build(&mg, &g, 0.5);
+	l = &mg.lv[0];
+	cr_assert_null(l->g);
+	cr_assert(l->code && l->kf && l->vol);
+	FOR_CELLS(l, i, j, k) {
+		unsigned code = l->code[slot(l, i, j, k)];
+		cr_assert_lt(code, 64u);
+		for (int f = 0; f < 6; f++) {
+			float t = transparency(&g, i, j, k, f);
+			cr_assert(t == 0.0f || t == 1.0f, "transparency %g", (double)t);
+			cr_assert_eq(code >> f & 1, t == 1.0f ? 1u : 0u,
+				     "cell (%zu, %zu, %zu) face %d: code %#x, T %g", i, j, k, f,
+				     code, (double)t);
+			open += t == 1.0f, closed += t == 0.0f;
+		}
+	}
+	cr_expect(open > 0 && closed > 0);
+	for (size_t k = 0; k < g.nz; k++)
+		for (size_t j = 0; j < g.ny; j++)
+			expect_padding(l, j, k);
+	expect_kf(l, &g, 0.5);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* A copy of g whose transparencies are new arrays, one face set to t:
+ * an x-face (axis 0) or z-face (axis 2) at index at. */
+static float *with_transparency(struct west_grid *copy, const struct west_grid *g, int axis,
+				size_t at, float t)
+{
+	size_t n = axis == 0 ? west_grid_nxfaces(g) : west_grid_nzfaces(g);
+	float *a = malloc(n * sizeof *a);
+	cr_assert_not_null(a);
+	memcpy(a, axis == 0 ? g->tx : g->tz, n * sizeof *a);
+	a[at] = t;
+	*copy = *g;
+	if (axis == 0)
+		copy->tx = a;
+	else
+		copy->tz = a;
+	return a;
+}
+
+static void expect_refused(const struct west_grid *g, const char *cell)
+{
+	struct west_mg mg;
+	char err[WEST_ERRLEN] = "";
+	enum west_status st = west_mg_build(&mg, g, 1.0, err, sizeof err);
+
+	cr_assert_eq(st, WEST_ERR_UNSUPPORTED, "status %s: %s", west_status_str(st), err);
+	cr_expect(strstr(err, cell) != NULL, "message '%s' does not name cell %s", err, cell);
+	/* a backend frees its hierarchy later: a refused one must be empty */
+	cr_expect(mg.base == NULL && mg.nlevels == 0, "a refused hierarchy keeps its block");
+}
+
+/* A transparency other than 0 or 1 is refused, naming the only cell with
+ * that face: the west boundary face of (0, 5, 3), the top face of
+ * (7, 2, nz - 1). */
+Test(conductance, fractional_transparency_refused)
+{
+	struct west_grid g, c;
+	char cell[64];
+	float *a;
+
+	hill_stretched(&g);
+	a = with_transparency(&c, &g, 0, 0 + (g.nx + 1) * (5 + g.ny * 3), 0.5f);
+	expect_refused(&c, "(0, 5, 3)");
+	free(a);
+	a = with_transparency(&c, &g, 2, 7 + g.nx * (2 + g.ny * g.nz), 0.25f);
+	snprintf(cell, sizeof cell, "(7, 2, %zu)", g.nz - 1);
+	expect_refused(&c, cell);
+	free(a);
+	west_grid_free(&g);
+}
+
+/* =============================================================== operator */
+
+/* x.(A y) and (A x).y in double over l's cells, A y evaluated by the
+ * reference matvec; mag = sum |x_i (A y)_i|. */
+static void dots(const struct west_plevel *l, const float *x, const float *y, float *ax,
+		 float *ay, double *xay, double *axy, double *mag)
+{
+	cr_assert_eq(west_pot_matvec_cpu(l, x, ax), WEST_OK);
+	cr_assert_eq(west_pot_matvec_cpu(l, y, ay), WEST_OK);
+	*xay = *axy = *mag = 0.0;
+	FOR_CELLS(l, i, j, k) {
+		size_t s = slot(l, i, j, k);
+		*xay += (double)x[s] * ay[s];
+		*axy += (double)ax[s] * y[s];
+		*mag += fabs((double)x[s] * ay[s]);
+	}
+}
+
+/* A is symmetric, x.Ay = Ax.y, and positive, x.Ax > 0, on every level:
+ * random x, y, zero on slots without a cell and on closed cells. */
+Test(operator, symmetric_positive_on_every_level)
+{
+	struct west_grid g;
+	struct west_mg mg;
+
+	hill_stretched(&g);
+	build(&mg, &g, 0.7);
+	for (int L = 0; L < mg.nlevels; L++) {
+		const struct west_plevel *l = &mg.lv[L];
+		float *x = vec(l), *y = vec(l), *ax = vec(l), *ay = vec(l);
+		double xay, axy, mag, xax = 0.0;
+		fill(l, x, 11 + (uint64_t)L, 1.0, 1);
+		fill(l, y, 977 + (uint64_t)L, 3.0, 1);
+		dots(l, x, y, ax, ay, &xay, &axy, &mag);
+		cr_expect_leq(fabs(xay - axy), 1e-6 * mag,
+			      "level %d: x.Ay %.12g, Ax.y %.12g", L, xay, axy);
+		for (size_t s = 0; s < 2 * l->ncol; s++)
+			xax += (double)x[s] * ax[s];
+		cr_expect_gt(xax, 0.0, "level %d: x.Ax = %g", L, xax);
+		free(x), free(y), free(ax), free(ay);
+	}
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* ================================================================ kernels */
+
+/* mask[s] = 1 on the slots of l that hold a cell. */
+static unsigned char *cell_slots(const struct west_plevel *l)
+{
+	unsigned char *mask = calloc(2 * l->ncol, 1);
+	cr_assert_not_null(mask);
+	FOR_CELLS(l, i, j, k)
+		mask[slot(l, i, j, k)] = 1;
+	return mask;
+}
+
+/* The largest conductance of l (m): the scale of A. */
+static double gmax(const struct west_plevel *l)
+{
+	double m = 0.0;
+	FOR_CELLS(l, i, j, k)
+		for (int f = 0; f < 6; f++)
+			m = fmax(m, cond(l, i, j, k, f));
+	return m;
+}
+
+static float *dup(const float *x, size_t n)
+{
+	float *y = malloc(n * sizeof *y);
+	cr_assert_not_null(y);
+	return memcpy(y, x, n * sizeof *y);
+}
+
+/* Random e (every cell, closed ones too: they must not move) and b. */
+static void random_eb(const struct west_plevel *l, uint64_t seed)
+{
+	fill(l, l->e, seed, 20.0, 0);
+	fill(l, l->b, seed * 7 + 1, 20.0 * gmax(l), 0);
+}
+
+/*
+ * One colour pass of level l against the documented update: a cell of
+ * the colour with diag = sum G > 0 gets e + omega (b - A e) / diag (A e
+ * from the values before the pass: its neighbours are of the other
+ * colour), within 1e-6 of the size of the terms (|e| + (|b| + sum G
+ * (|e| + |e_nb|)) / diag); every other slot keeps its bits.
+ */
+static void check_smooth(const struct west_plevel *l, int L, float omega, int colour)
+{
+	float *e0, *e = l->e;
+	unsigned char *mask = cell_slots(l);
+	size_t moved = 0;
+
+	random_eb(l, 5 + 2 * (uint64_t)L + (uint64_t)colour);
+	e0 = dup(e, 2 * l->ncol);
+	cr_assert_eq(west_pot_smooth_cpu(l, omega, colour), WEST_OK);
+	FOR_CELLS(l, i, j, k) {
+		size_t s = slot(l, i, j, k);
+		struct arow r = arow(l, e0, i, j, k);
+		if ((int)((i + j + k) & 1) != colour || r.diag == 0.0) {
+			cr_assert_eq(bits(e[s]), bits(e0[s]), "level %d colour %d: (%zu, %zu, %zu) "
+				     "moved", L, colour, i, j, k);
+			continue;
+		}
+		double want = e0[s] + omega * (l->b[s] - r.ax) / r.diag;
+		double tol = 1e-6 * (fabs(e0[s]) + (fabs(l->b[s]) + r.scale) / r.diag);
+		cr_assert_leq(fabs(e[s] - want), tol, "level %d colour %d: (%zu, %zu, %zu) %.9g, "
+			      "want %.9g", L, colour, i, j, k, (double)e[s], want);
+		moved += e[s] != e0[s];
+	}
+	for (size_t s = 0; s < 2 * l->ncol; s++)
+		cr_assert(mask[s] || e[s] == 0.0f, "padding slot %zu written", s);
+	cr_expect_gt(moved, 0, "level %d colour %d: nothing moved", L, colour);
+	free(e0);
+	free(mask);
+}
+
+/* A hill grid's hierarchy for the kernel tests (eta 0.7). */
+static void kernel_setup(struct west_grid *g, struct west_mg *mg)
+{
+	hill_stretched(g);
+	build(mg, g, 0.7);
+	cr_assert_geq(mg->nlevels, 3);
+}
+
+/* Level 0 (codes and kf, its all-open fast path included) and a coarse
+ * level (six conductances per cell), both colours, omega 1 and 1.6. */
+Test(kernels, smooth_is_the_sor_update)
+{
+	struct west_grid g;
+	struct west_mg mg;
+
+	kernel_setup(&g, &mg);
+	for (int L = 0; L < 2; L++)
+		for (int colour = 0; colour < 2; colour++) {
+			check_smooth(&mg.lv[L], L, 1.6f, colour);
+			check_smooth(&mg.lv[L], L, 1.0f, colour);
+		}
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* Coarse b of every cell = the sum of b - A e over its fine cells
+ * (I = i / fx, ...), within 1e-6 of the sum of the residuals' terms. */
+static void check_restrict(const struct west_plevel *f, const struct west_plevel *c, int L)
+{
+	random_eb(f, 31 + (uint64_t)L);
+	FOR_CELLS(c, I, J, K)
+		c->b[slot(c, I, J, K)] = NAN;
+	cr_assert_eq(west_pot_restrict_cpu(f, c), WEST_OK);
+	FOR_CELLS(c, I, J, K) {
+		double want = 0.0, scale = 0.0;
+		FOR_CELLS(f, i, j, k) {
+			if (i / f->fx != I || j / f->fy != J || k / f->fz != K)
+				continue;
+			struct arow r = arow(f, f->e, i, j, k);
+			want += f->b[slot(f, i, j, k)] - r.ax;
+			scale += fabs(f->b[slot(f, i, j, k)]) + r.scale;
+		}
+		float got = c->b[slot(c, I, J, K)];
+		cr_assert_leq(fabs(got - want), 1e-6 * scale, "level %d cell (%zu, %zu, %zu): "
+			      "%.9g, want %.9g", L + 1, I, J, K, (double)got, want);
+	}
+}
+
+Test(kernels, restrict_sums_the_fine_residuals)
+{
+	struct west_grid g;
+	struct west_mg mg;
+
+	kernel_setup(&g, &mg);
+	for (int L = 0; L + 1 < mg.nlevels; L++)
+		check_restrict(&mg.lv[L], &mg.lv[L + 1], L);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* Fine e += the coarse e of its cell on open fine cells (bit for bit: one
+ * float addition), and closed cells keep theirs. */
+static void check_prolong(const struct west_plevel *c, const struct west_plevel *f, int L)
+{
+	float *e0;
+	size_t open = 0, closed = 0;
+
+	random_eb(c, 41 + (uint64_t)L);
+	random_eb(f, 43 + (uint64_t)L);
+	e0 = dup(f->e, 2 * f->ncol);
+	cr_assert_eq(west_pot_prolong_cpu(c, f), WEST_OK);
+	FOR_CELLS(f, i, j, k) {
+		size_t s = slot(f, i, j, k);
+		float want = e0[s];
+		if (cell_open(f, i, j, k))
+			want = e0[s] + c->e[slot(c, i / f->fx, j / f->fy, k / f->fz)], open++;
+		else
+			closed++;
+		cr_assert_eq(bits(f->e[s]), bits(want), "level %d (%zu, %zu, %zu): %.9g, want "
+			     "%.9g", L, i, j, k, (double)f->e[s], (double)want);
+	}
+	cr_expect_gt(open, 0);
+	if (L == 0)
+		cr_expect_gt(closed, 0, "level 0 has land cells");
+	free(e0);
+}
+
+Test(kernels, prolong_adds_the_parent_on_open_cells)
+{
+	struct west_grid g;
+	struct west_mg mg;
+
+	kernel_setup(&g, &mg);
+	for (int L = 0; L + 1 < mg.nlevels; L++)
+		check_prolong(&mg.lv[L + 1], &mg.lv[L], L);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* y = A x on every level, within 1e-6 of sum G (|x_c| + |x_nb|). */
+Test(kernels, matvec_is_the_operator)
+{
+	struct west_grid g;
+	struct west_mg mg;
+
+	kernel_setup(&g, &mg);
+	for (int L = 0; L < mg.nlevels; L++) {
+		const struct west_plevel *l = &mg.lv[L];
+		float *x = vec(l), *y = vec(l);
+		fill(l, x, 51 + (uint64_t)L, 10.0, 0);
+		cr_assert_eq(west_pot_matvec_cpu(l, x, y), WEST_OK);
+		FOR_CELLS(l, i, j, k) {
+			struct arow r = arow(l, x, i, j, k);
+			float got = y[slot(l, i, j, k)];
+			cr_assert_leq(fabs(got - r.ax), 1e-6 * r.scale, "level %d (%zu, %zu, %zu): "
+				      "%.9g, want %.9g", L, i, j, k, (double)got, r.ax);
+		}
+		free(x), free(y);
+	}
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* The coarsest solve is e = 0, then `sweeps` (red, black) and `sweeps`
+ * (black, red) passes at omega 1: the same bits as those passes made
+ * here; and it solves: the residual falls below a tenth of b. */
+Test(kernels, coarse_solve_is_the_symmetric_sweeps)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	const struct west_plevel *l;
+	float *want;
+	double r2 = 0.0, b2 = 0.0;
+
+	kernel_setup(&g, &mg);
+	l = &mg.lv[mg.nlevels - 1];
+	random_eb(l, 61);
+	memset(l->e, 0, 2 * l->ncol * sizeof(float));
+	for (int n = 0; n < mg.coarse_sweeps; n++) {
+		west_pot_smooth_cpu(l, 1.0f, 0);
+		west_pot_smooth_cpu(l, 1.0f, 1);
+	}
+	for (int n = 0; n < mg.coarse_sweeps; n++) {
+		west_pot_smooth_cpu(l, 1.0f, 1);
+		west_pot_smooth_cpu(l, 1.0f, 0);
+	}
+	want = dup(l->e, 2 * l->ncol);
+	fill(l, l->e, 62, 1e3, 0);   /* garbage: the solve starts from 0 */
+	cr_assert_eq(west_pot_coarse_cpu(l, mg.coarse_sweeps), WEST_OK);
+	cr_assert_eq(memcmp(l->e, want, 2 * l->ncol * sizeof(float)), 0);
+	FOR_CELLS(l, i, j, k) {
+		double b = l->b[slot(l, i, j, k)], r = b - arow(l, l->e, i, j, k).ax;
+		r2 += r * r, b2 += b * b;
+	}
+	cr_expect_lt(sqrt(r2), 0.1 * sqrt(b2), "coarse residual %g of %g", sqrt(r2), sqrt(b2));
+	free(want);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* dot in double within 1e-12 of sum |x y|; xpby and zero exact. */
+Test(kernels, vector_operations)
+{
+	size_t n = 1001;
+	float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *y0;
+	double dot = 0.0, want = 0.0, mag = 0.0;
+	uint64_t s = 99;
+
+	cr_assert(x && y);
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (float)(rnd(&s) * 100);
+		y[i] = (float)rnd(&s);
+		want += (double)x[i] * y[i], mag += fabs((double)x[i] * y[i]);
+	}
+	cr_assert_eq(west_pot_dot_cpu(n, x, y, &dot), WEST_OK);
+	cr_expect_leq(fabs(dot - want), 1e-12 * mag, "dot %.17g, want %.17g", dot, want);
+	y0 = dup(y, n);
+	cr_assert_eq(west_pot_xpby_cpu(n, x, -0.375f, y), WEST_OK);
+	for (size_t i = 0; i < n; i++) {
+		float w = x[i] + -0.375f * y0[i];
+		cr_assert_eq(bits(y[i]), bits(w), "xpby [%zu]", i);
+	}
+	cr_assert_eq(west_pot_zero_cpu(n - 1, y), WEST_OK);
+	for (size_t i = 0; i + 1 < n; i++)
+		cr_assert_eq(bits(y[i]), 0u, "zero [%zu]", i);
+	cr_expect_eq(bits(y[n - 1]), bits(x[n - 1] + -0.375f * y0[n - 1]), "only n written");
+	free(x), free(y), free(y0);
+}
+
+/* ---- the field update ---- */
+
+struct faces {
+	float *u, *v, *w;
+};
+
+/* Random faces (|.| < 5 m/s), 0 where the transparency is 0. */
+static struct faces random_faces(const struct west_grid *g, uint64_t seed)
+{
+	size_t nx = west_grid_nxfaces(g), ny = west_grid_nyfaces(g), nz = west_grid_nzfaces(g);
+	struct faces f = { malloc(nx * sizeof(float)), malloc(ny * sizeof(float)),
+			   malloc(nz * sizeof(float)) };
+	uint64_t s = seed;
+
+	cr_assert(f.u && f.v && f.w);
+	for (size_t c = 0; c < nx; c++)
+		f.u[c] = g->tx[c] != 0.0f ? (float)(5 * rnd(&s)) : 0.0f;
+	for (size_t c = 0; c < ny; c++)
+		f.v[c] = g->ty[c] != 0.0f ? (float)(5 * rnd(&s)) : 0.0f;
+	for (size_t c = 0; c < nz; c++)
+		f.w[c] = g->tz[c] != 0.0f ? (float)(5 * rnd(&s)) : 0.0f;
+	return f;
+}
+
+static void faces_free(struct faces *f)
+{
+	free(f->u), free(f->v), free(f->w);
+}
+
+/* x of cell (i, j, k) of level 0 as signed indices: 0 outside. */
+static double xat(const struct west_plevel *l, const float *x, long i, long j, long k)
+{
+	if (i < 0 || j < 0 || k < 0 || i >= (long)l->nx || j >= (long)l->ny || k >= (long)l->nz)
+		return 0.0;
+	return x[slot(l, (size_t)i, (size_t)j, (size_t)k)];
+}
+
+/* One face after the update: closed faces keep their bits; an open face
+ * moves by alpha r (x_c - x_before), within 1e-6 of |u0| + |u1| +
+ * alpha r (|x_c| + |x_before|). */
+static void expect_face(const char *what, size_t at, float t, float u0, float u1,
+			double alpha_r, double xc, double xb)
+{
+	if (t == 0.0f) {
+		cr_assert_eq(bits(u1), bits(u0), "closed %s face %zu moved", what, at);
+		return;
+	}
+	double want = u0 + alpha_r * (xc - xb);
+	double tol = 1e-6 * (fabs(u0) + fabs(u1) + fabs(alpha_r) * (fabs(xc) + fabs(xb)));
+	cr_assert_leq(fabs(u1 - want), tol, "%s face %zu: %.9g, want %.9g", what, at,
+		      (double)u1, want);
+}
+
+static void expect_applied(const struct west_grid *g, const struct west_plevel *l,
+			   double eta, double alpha, const float *x, const struct faces *a,
+			   const struct faces *b)
+{
+	long nx = (long)g->nx, ny = (long)g->ny, nz = (long)g->nz;
+	for (long k = 0; k < nz; k++)
+		for (long j = 0; j < ny; j++)
+			for (long i = 0; i <= nx; i++) {
+				size_t c = (size_t)(i + (nx + 1) * (j + ny * k));
+				expect_face("x", c, g->tx[c], a->u[c], b->u[c], alpha / g->dx,
+					    xat(l, x, i, j, k), xat(l, x, i - 1, j, k));
+			}
+	for (long k = 0; k < nz; k++)
+		for (long j = 0; j <= ny; j++)
+			for (long i = 0; i < nx; i++) {
+				size_t c = (size_t)(i + nx * (j + (ny + 1) * k));
+				expect_face("y", c, g->ty[c], a->v[c], b->v[c], alpha / g->dy,
+					    xat(l, x, i, j, k), xat(l, x, i, j - 1, k));
+			}
+	for (long k = 0; k <= nz; k++)
+		for (long j = 0; j < ny; j++)
+			for (long i = 0; i < nx; i++) {
+				size_t c = (size_t)(i + nx * (j + ny * k));
+				double r = alpha * eta / zdist(g->zf, g->nz, (size_t)k);
+				expect_face("z", c, g->tz[c], a->w[c], b->w[c], r,
+					    xat(l, x, i, j, k), xat(l, x, i, j, k - 1));
+			}
+}
+
+/* V D of cell (i, j, k) in double, and V times the sum of |face| / spacing
+ * (the size of its terms). */
+static double vdiv(const struct west_grid *g, const struct faces *f, size_t i, size_t j,
+		   size_t k, double *mag)
+{
+	size_t nx = g->nx, ny = g->ny;
+	size_t xw = i + (nx + 1) * (j + ny * k), ys = i + nx * (j + (ny + 1) * k);
+	size_t zb = i + nx * (j + ny * k), zt = zb + nx * ny;
+	double dz = g->zf[k + 1] - g->zf[k], vol = g->dx * g->dy * dz;
+	*mag = vol * ((fabs(f->u[xw + 1]) + fabs(f->u[xw])) / g->dx +
+		      (fabs(f->v[ys + nx]) + fabs(f->v[ys])) / g->dy +
+		      (fabs(f->w[zt]) + fabs(f->w[zb])) / dz);
+	return vol * (((double)f->u[xw + 1] - f->u[xw]) / g->dx +
+		      ((double)f->v[ys + nx] - f->v[ys]) / g->dy +
+		      ((double)f->w[zt] - f->w[zb]) / dz);
+}
+
+/* b = V D(f) on open cells within 1e-6 of its terms, exactly 0 on closed. */
+static void expect_rhs(const struct west_grid *g, const struct west_plevel *l,
+		       const struct faces *f)
+{
+	FOR_CELLS(l, i, j, k) {
+		double mag, want = vdiv(g, f, i, j, k, &mag);
+		float got = l->b[slot(l, i, j, k)];
+		if (!l->code[slot(l, i, j, k)])
+			want = mag = 0.0;
+		cr_assert_leq(fabs(got - want), 1e-6 * mag, "b of (%zu, %zu, %zu): %.9g, want %.9g",
+			      i, j, k, (double)got, want);
+	}
+}
+
+/*
+ * u += alpha T grad x: each open face moves by the documented difference
+ * (x = 0 beyond the open boundaries), closed faces keep their bits; and
+ * then V D(u) = b - alpha A x (A built with the same eta): the right-hand
+ * side after the update, from pot_rhs, within 1e-5 of its terms (V D's
+ * and alpha A x's).  x is random on every cell, land too: a closed cell's
+ * x must not reach any face.
+ */
+Test(kernels, apply_and_rhs)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	struct west_levels lv;
+	struct west_kgrid kg;
+	const struct west_plevel *l;
+	const double eta = 0.7, alpha = 0.75;
+	char err[WEST_ERRLEN] = "";
+	float *x, *b0;
+	struct faces f0, f1;
+
+	kernel_setup(&g, &mg);
+	l = &mg.lv[0];
+	cr_assert_eq(west_levels_init(&lv, &g, err, sizeof err), WEST_OK, "%s", err);
+	west_kgrid_init(&kg, &g, &lv);
+	f0 = random_faces(&g, 71);
+	f1 = random_faces(&g, 71);
+	fill(l, l->b, 72, 1e6, 0);   /* every cell is written */
+	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f0.u, f0.v, f0.w), WEST_OK);
+	expect_rhs(&g, l, &f0);
+	b0 = dup(l->b, 2 * l->ncol);
+	x = vec(l);
+	fill(l, x, 73, 40.0, 0);
+	cr_assert_eq(west_pot_apply_cpu(&kg, l, (float)eta, (float)alpha, x, f1.u, f1.v, f1.w),
+		     WEST_OK);
+	expect_applied(&g, l, eta, alpha, x, &f0, &f1);
+	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f1.u, f1.v, f1.w), WEST_OK);
+	FOR_CELLS(l, i, j, k) {
+		size_t s = slot(l, i, j, k);
+		struct arow r = arow(l, x, i, j, k);
+		double mag, want = b0[s] - alpha * r.ax;
+		vdiv(&g, &f1, i, j, k, &mag);
+		cr_assert_leq(fabs(l->b[s] - want), 1e-5 * (mag + fabs(b0[s]) + alpha * r.scale),
+			      "V D after the update at (%zu, %zu, %zu): %.9g, b - alpha A x %.9g",
+			      i, j, k, (double)l->b[s], want);
+	}
+	free(x), free(b0);
+	faces_free(&f0), faces_free(&f1);
+	west_levels_free(&lv);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* ================================================================ solvers */
+
+/* Largest |a - b| over n floats. */
+static double max_diff(const float *a, const float *b, size_t n)
+{
+	double m = 0.0;
+	for (size_t i = 0; i < n; i++)
+		m = fmax(m, fabs((double)a[i] - b[i]));
+	return m;
+}
+
+/* Largest |a| over n floats. */
+static double max_abs(const float *a, size_t n)
+{
+	double m = 0.0;
+	for (size_t i = 0; i < n; i++)
+		m = fmax(m, fabs((double)a[i]));
+	return m;
+}
+
+/* A solve with solver s on the CPU backend (fix_solve). */
+static void solve(const struct west_grid *g, const struct west_obs_set *obs,
+		  struct west_solve_opts *o, enum west_solver s, struct west_field *f)
+{
+	o->solver = s;
+	fix_solve(g, obs, o, f);
+}
+
+/* Three stations (m from the grid's corner, fractions of its extent). */
+static void three_stations(struct west_obs_set *obs, const struct west_grid *g)
+{
+	double w = (double)g->nx * g->dx, h = (double)g->ny * g->dy;
+	fix_obs(obs, "a", 0.15 * w, 0.3 * h, 10, 6, 250, WEST_STAB_D);
+	fix_obs(obs, "b", 0.8 * w, 0.55 * h, 10, 4, 280, WEST_STAB_C);
+	fix_obs(obs, "c", 0.45 * w, 0.9 * h, 15, 5, 230, WEST_STAB_E);
+}
+
+/*
+ * sor-potential is the velocity-form iteration (DESIGN.md section 3): N
+ * red-black iterations of each, the same omega and check interval m,
+ * tolerance 0 (all N done), give the same u and v.  In exact arithmetic
+ * the fields are equal; they differ by rounding.  The velocity form
+ * rounds each face at its 2 updates per iteration (2^-24 U each, U the
+ * largest face speed); the potential form rounds e, 2^-24 |e|, and the
+ * face takes a difference of e over a spacing h, so 2^-24 2 |e| / h.
+ * Within a batch of m iterations each update moves e_c by omega |V D| /
+ * sum G <= omega U h (|D| <= 6 U / h, V / sum G = h^2 / 6 on a cube), so
+ * |e| <= m omega U h.  The iteration does not amplify an error in the
+ * energy norm, so the roundings add up over the N iterations:
+ *     |du| <= (1 + N) 2^-24 U (2 + 2 m omega).
+ * (6.6e-5 U here; the roundings' signs vary and the smoothing damps e's,
+ * so the measured difference is ~1e-6 U; a wrong omega, eta, conductance
+ * or boundary moves faces by 1e-2 U and more.)  The report's end max|D|
+ * within 1e-3 relative: rounding moves a cell's D by ~1e-6 U / h, three
+ * orders below max|D| after 40 iterations.
+ */
+Test(solvers, sor_potential_is_the_velocity_iteration)
+{
+	struct west_grid g;
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+	struct west_field fv, fp;
+	const long n = 40;
+	double U, bound, du, dv;
+
+	fix_grid(&g, 25, 21, 50, 12, 20, 110, 220);
+	three_stations(&obs, &g);
+	fix_opts(&o, n, 0, 1.25, WEST_INDEXING_COMPACT);
+	solve(&g, &obs, &o, WEST_SOLVER_SOR, &fv);
+	solve(&g, &obs, &o, WEST_SOLVER_SOR_POTENTIAL, &fp);
+	cr_assert_str_eq(fv.report.solver, "sor-velocity");
+	cr_assert_str_eq(fp.report.solver, "sor-potential");
+	cr_assert_eq(fv.report.iterations, n);
+	cr_assert_eq(fp.report.iterations, n);
+	U = fmax(fmax(max_abs(fv.u, west_grid_nxfaces(&g)), max_abs(fv.v, west_grid_nyfaces(&g))),
+		 max_abs(fv.w, west_grid_nzfaces(&g)));
+	bound = (1.0 + (double)n) * 0x1p-24 * U * (2.0 + 2.0 * (double)o.check_interval * o.omega);
+	du = max_diff(fv.u, fp.u, west_grid_nxfaces(&g));
+	dv = max_diff(fv.v, fp.v, west_grid_nyfaces(&g));
+	cr_log_info("sor vs sor-potential after %ld iterations: max |du| %.3g, |dv| %.3g m/s "
+		    "(bound %.3g, U %.3g); end max|D| %.9g vs %.9g", n, du, dv, bound, U,
+		    fv.report.end.max_div, fp.report.end.max_div);
+	cr_expect_leq(du, bound, "max |du| %g m/s > %g", du, bound);
+	cr_expect_leq(dv, bound, "max |dv| %g m/s > %g", dv, bound);
+	cr_expect_float_eq(fp.report.end.max_div, fv.report.end.max_div,
+			   1e-3 * fv.report.end.max_div,
+			   "end max|D|: potential %.9g, velocity %.9g", fp.report.end.max_div,
+			   fv.report.end.max_div);
+	cr_expect_lt(fv.report.end.max_div, 0.2 * fv.report.start.max_div,
+		     "the iterations must do work");
+	west_field_free(&fv);
+	west_field_free(&fp);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/* RMS of the u and v differences of a and b over the fluid cells' volume
+ * (uniform levels: every x- and y-face carries one cell's volume in the
+ * energy), and the largest difference into *maxd. */
+static double rms_uv(const struct west_grid *g, const struct west_field *a,
+		     const struct west_field *b, double *maxd)
+{
+	size_t nxf = west_grid_nxfaces(g), nyf = west_grid_nyfaces(g);
+	double s = 0.0;
+
+	*maxd = fmax(max_diff(a->u, b->u, nxf), max_diff(a->v, b->v, nyf));
+	for (size_t c = 0; c < nxf; c++)
+		s += ((double)a->u[c] - b->u[c]) * ((double)a->u[c] - b->u[c]);
+	for (size_t c = 0; c < nyf; c++)
+		s += ((double)a->v[c] - b->v[c]) * ((double)a->v[c] - b->v[c]);
+	return sqrt(s / (double)(west_grid_ncells(g) - g->land_cells));
+}
+
+/*
+ * Every solver reaches the same field (DESIGN.md section 3).  Each result
+ * is u0 + T grad phi (the same u0: steps 1-6 do not depend on the solver),
+ * so two results differ by T grad psi with div(T grad psi) = d = D_a - D_b,
+ * their divergences at the end of step 8; psi = 0 beyond the open
+ * boundaries, no flux through the ground.  Energy: E = sum G (grad psi)^2
+ * = -psi . V d <= |psi| |d| (volume-weighted norms), and in every fluid
+ * column (Neumann at its ground, psi = 0 at the ghost centre above the
+ * top) |psi|^2 <= C^2 E / eta, with C = 1 / sqrt(lambda_1) of that column
+ * problem: C = dz / (2 sin(pi / (2 (2 nz + 1)))) for nz uniform levels of
+ * dz (about (2 H + dz) / pi, H = zf[nz]; shorter columns over land have a
+ * smaller C).  So sqrt(E) <= C |d| / sqrt(eta), and as the horizontal
+ * part of E is the volume-weighted sum of du^2 and dv^2 on the faces,
+ *     RMS(du, dv) <= (max|D_a| + max|D_b|) C / sqrt(eta),
+ * max|D| from each report's end (u and v are not changed by step 9).
+ * hill.asc with 12 levels of 15 m, tolerance 1e-4, sor at omega 1.8.
+ */
+Test(solvers, every_solver_reaches_the_same_field)
+{
+	static const enum west_solver solvers[3] = {
+		WEST_SOLVER_SOR, WEST_SOLVER_SOR_POTENTIAL, WEST_SOLVER_MULTIGRID,
+	};
+	struct west_grid g;
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+	struct west_field f[3];
+	const double tol = 1e-4, dz = 15;
+	double C;
+
+	load_terrain(&g, "hill.asc", 12, dz);
+	for (size_t k = 0; k < g.nz; k++)
+		cr_assert_float_eq(g.zf[k + 1] - g.zf[k], dz, 1e-9, "uniform levels");
+	cr_assert_gt(g.land_cells, 0);
+	C = dz / (2 * sin(M_PI / (2 * (2 * (double)g.nz + 1))));
+	three_stations(&obs, &g);
+	for (int s = 0; s < 3; s++) {
+		fix_opts(&o, 20000, tol, 1.8, WEST_INDEXING_COMPACT);
+		solve(&g, &obs, &o, solvers[s], &f[s]);
+		cr_assert(f[s].report.converged, "%s: not converged in %ld: %g", f[s].report.solver,
+			  f[s].report.iterations, f[s].report.end.rel_max);
+		cr_assert_gt(f[s].report.start.rel_max, 100 * tol, "the solvers must have work");
+	}
+	for (int a = 0; a < 3; a++)
+		for (int b = a + 1; b < 3; b++) {
+			double maxd, rms = rms_uv(&g, &f[a], &f[b], &maxd);
+			double bound = (f[a].report.end.max_div + f[b].report.end.max_div) * C /
+				       sqrt(o.eta);
+			cr_log_info("%s vs %s: RMS(du, dv) %.3g m/s, max %.3g m/s, bound %.3g "
+				    "(%ld and %ld iterations)", f[a].report.solver,
+				    f[b].report.solver, rms, maxd, bound, f[a].report.iterations,
+				    f[b].report.iterations);
+			cr_expect_leq(rms, bound, "%s vs %s: RMS %g m/s > %g", f[a].report.solver,
+				      f[b].report.solver, rms, bound);
+		}
+	for (int s = 0; s < 3; s++)
+		west_field_free(&f[s]);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/* Observations for a bundled terrain: data/obs/default.json on
+ * default.asc (its stations lie in that grid), three stations of our own
+ * inside the smaller grids. */
+static void terrain_obs(struct west_obs_set *obs, const struct west_grid *g, const char *name)
+{
+	struct west_obs_opts opts = { .grid = g };
+	char err[WEST_ERRLEN] = "";
+
+	if (strcmp(name, "default.asc") == 0)
+		cr_assert_eq(west_obs_load(WEST_SRCDIR "/data/obs/default.json", &opts, obs, err,
+					   sizeof err), WEST_OK, "%s", err);
+	else
+		three_stations(obs, g);
+	for (size_t s = 0; s < obs->n; s++)
+		cr_assert(!obs->obs[s].outside, "%s: station %s off the grid", name,
+			  obs->obs[s].id);
+}
+
+/* Multigrid converges to 1e-4 within 30 iterations on every terrain in
+ * data/ (the default levels: 30 of 20 m). */
+Test(solvers, multigrid_converges_on_every_bundled_terrain)
+{
+	static const char *const names[] = {
+		"default.asc", "flat.asc", "hill.asc", "ridge.asc", "valley.asc",
+	};
+
+	for (size_t t = 0; t < sizeof names / sizeof names[0]; t++) {
+		struct west_grid g;
+		struct west_obs_set obs = { 0 };
+		struct west_solve_opts o;
+		struct west_field f;
+
+		load_terrain(&g, names[t], 30, 20);
+		terrain_obs(&obs, &g, names[t]);
+		fix_opts(&o, 0, 1e-4, 1.25, WEST_INDEXING_COMPACT);
+		o.cycles = 30;
+		solve(&g, &obs, &o, WEST_SOLVER_MULTIGRID, &f);
+		cr_log_info("%s: %zux%zux%zu, %zu land cells: multigrid %ld iterations, "
+			    "max|D| h / U %.3g (from %.3g)", names[t], g.nx, g.ny, g.nz,
+			    g.land_cells, f.report.iterations, f.report.end.rel_max,
+			    f.report.start.rel_max);
+		cr_expect(f.report.converged, "%s: not converged in %ld iterations: %g", names[t],
+			  f.report.iterations, f.report.end.rel_max);
+		cr_expect_leq(f.report.end.rel_max, 1e-4, "%s", names[t]);
+		cr_expect_str_eq(f.report.solver, "multigrid");
+		west_field_free(&f);
+		west_obs_set_free(&obs);
+		west_grid_free(&g);
+	}
+}
+
+/* Flat terrain, three stations with one wind: the interpolated field is
+ * uniform on each level, divergence-free to rounding, so multigrid has
+ * nothing to do: converged with at most one iteration. */
+Test(solvers, multigrid_on_a_uniform_flow_does_nothing)
+{
+	struct west_grid g;
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+	struct west_field f;
+	double w, h;
+
+	load_terrain(&g, "flat.asc", 12, 20);
+	w = (double)g.nx * g.dx, h = (double)g.ny * g.dy;
+	fix_obs(&obs, "a", 0.2 * w, 0.3 * h, 10, 5, 270, WEST_STAB_D);
+	fix_obs(&obs, "b", 0.7 * w, 0.6 * h, 10, 5, 270, WEST_STAB_D);
+	fix_obs(&obs, "c", 0.4 * w, 0.9 * h, 10, 5, 270, WEST_STAB_D);
+	fix_opts(&o, 0, 1e-4, 1.25, WEST_INDEXING_COMPACT);
+	solve(&g, &obs, &o, WEST_SOLVER_MULTIGRID, &f);
+	cr_expect(f.report.converged, "rel_max %g", f.report.end.rel_max);
+	cr_expect_leq(f.report.iterations, 1);
+	cr_expect_leq(f.report.end.rel_max, 1e-4);
+	west_field_free(&f);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/* With a tolerance, sor and sor-potential stop at the same check (their
+ * max|D| agree within 1e-3 relative at every check, above). */
+Test(solvers, sor_potential_needs_the_same_count)
+{
+	struct west_grid g;
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+	struct west_field fv, fp;
+
+	fix_grid(&g, 25, 21, 50, 12, 20, 110, 220);
+	three_stations(&obs, &g);
+	fix_opts(&o, 3000, 1e-3, 1.5, WEST_INDEXING_MASKED);
+	solve(&g, &obs, &o, WEST_SOLVER_SOR, &fv);
+	solve(&g, &obs, &o, WEST_SOLVER_SOR_POTENTIAL, &fp);
+	cr_assert(fv.report.converged && fp.report.converged);
+	cr_expect_eq(fp.report.iterations, fv.report.iterations, "sor-potential %ld, sor %ld",
+		     fp.report.iterations, fv.report.iterations);
+	cr_expect_gt(fv.report.iterations, 2 * o.check_interval, "the test must have work");
+	cr_log_info("tolerance 1e-3: sor %ld, sor-potential %ld iterations", fv.report.iterations,
+		    fp.report.iterations);
+	west_field_free(&fv);
+	west_field_free(&fp);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
