@@ -40,30 +40,14 @@ WEST_HD float west_pcond(const struct west_plevel *l, size_t s, size_t k, int f)
 	return WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
 }
 
-/* The six conductances of cell (i, j, k) at slot s, and the neighbours'
- * values of x (0 beyond the domain), in face order. */
-WEST_HD void west_pgather(const struct west_plevel *l, const float *x, size_t i,
-			  size_t j, size_t k, size_t s, float g[6], float nb[6])
-{
-	WEST_UNROLL6
-	for (int f = 0; f < 6; f++)
-		g[f] = west_pcond(l, s, k, f);
-	nb[WEST_PF_W] = i > 0 ? x[west_pslot(l, i - 1, j, k)] : 0.0f;
-	nb[WEST_PF_E] = i + 1 < l->nx ? x[west_pslot(l, i + 1, j, k)] : 0.0f;
-	nb[WEST_PF_S] = j > 0 ? x[west_pslot(l, i, j - 1, k)] : 0.0f;
-	nb[WEST_PF_N] = j + 1 < l->ny ? x[west_pslot(l, i, j + 1, k)] : 0.0f;
-	nb[WEST_PF_B] = k > 0 ? x[west_pslot(l, i, j, k - 1)] : 0.0f;
-	nb[WEST_PF_T] = k + 1 < l->nz ? x[west_pslot(l, i, j, k + 1)] : 0.0f;
-}
-
-/* sum of G_f nb_f over the open faces, in face order; *diag = sum of G_f. */
+/* sum of G_f nb_f in face order (closed faces add G_f nb_f = 0: nb is
+ * finite, e on closed cells and in empty slots stays 0); *diag = sum of G_f. */
 WEST_HD float west_pcell(const float g[6], const float nb[6], float *diag)
 {
 	float sum = 0.0f;
 	WEST_UNROLL6
 	for (int f = 0; f < 6; f++)
-		if (g[f] != 0.0f)
-			sum += g[f] * nb[f];
+		sum += g[f] * nb[f];
 	*diag = ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
 	return sum;
 }
@@ -78,9 +62,9 @@ WEST_HD float west_psor(float e, float b, float sum, float diag, float omega)
  * Cell i = 2 t + i0 of colour c in row (j, k) (i0 = (j + k + c) & 1): its
  * conductances and, from offsets of its row, the other colour's x at its
  * open faces' neighbours (west slot t - 1 + i0, east t + i0, the others
- * slot t of the rows beside; 0 at closed faces and beyond the domain,
- * which west_pcell ignores or counts as 0 like west_pgather).  Returns the
- * cell's slot.  The colour passes' form: fewer index products.
+ * slot t of the rows beside; 0 beyond the domain).  Returns the cell's
+ * slot.  Neighbours come from offsets: fewer index products than
+ * west_pslot for each.
  */
 WEST_HD size_t west_prow_gather(const struct west_plevel *l, const float *x, int c,
 				size_t t, size_t j, size_t k, float g[6], float nb[6])
@@ -101,12 +85,12 @@ WEST_HD size_t west_prow_gather(const struct west_plevel *l, const float *x, int
 		for (int f = 0; f < 6; f++)
 			g[f] = WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
 	}
-	nb[WEST_PF_W] = g[WEST_PF_W] != 0.0f && i > 0 ? o[(ptrdiff_t)i0 - 1] : 0.0f;
-	nb[WEST_PF_E] = g[WEST_PF_E] != 0.0f && i + 1 < l->nx ? o[i0] : 0.0f;
-	nb[WEST_PF_S] = g[WEST_PF_S] != 0.0f && j > 0 ? o[-(ptrdiff_t)l->hx] : 0.0f;
-	nb[WEST_PF_N] = g[WEST_PF_N] != 0.0f && j + 1 < l->ny ? o[l->hx] : 0.0f;
-	nb[WEST_PF_B] = g[WEST_PF_B] != 0.0f && k > 0 ? o[-(ptrdiff_t)plane] : 0.0f;
-	nb[WEST_PF_T] = g[WEST_PF_T] != 0.0f && k + 1 < l->nz ? o[plane] : 0.0f;
+	nb[WEST_PF_W] = i > 0 ? o[(ptrdiff_t)i0 - 1] : 0.0f;
+	nb[WEST_PF_E] = i + 1 < l->nx ? o[i0] : 0.0f;
+	nb[WEST_PF_S] = j > 0 ? o[-(ptrdiff_t)l->hx] : 0.0f;
+	nb[WEST_PF_N] = j + 1 < l->ny ? o[l->hx] : 0.0f;
+	nb[WEST_PF_B] = k > 0 ? o[-(ptrdiff_t)plane] : 0.0f;
+	nb[WEST_PF_T] = k + 1 < l->nz ? o[plane] : 0.0f;
 	return s;
 }
 
@@ -124,9 +108,8 @@ WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, si
 /* (b - A e) of cell (i, j, k). */
 WEST_HD float west_presid_at(const struct west_plevel *l, size_t i, size_t j, size_t k)
 {
-	size_t s = west_pslot(l, i, j, k);
 	float g[6], nb[6], diag, sum;
-	west_pgather(l, l->e, i, j, k, s, g, nb);
+	size_t s = west_prow_gather(l, l->e, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	return l->b[s] + sum - diag * l->e[s];
 }
@@ -135,9 +118,8 @@ WEST_HD float west_presid_at(const struct west_plevel *l, size_t i, size_t j, si
 WEST_HD void west_pmatvec_at(const struct west_plevel *l, const float *x, float *y,
 			     size_t i, size_t j, size_t k)
 {
-	size_t s = west_pslot(l, i, j, k);
 	float g[6], nb[6], diag, sum;
-	west_pgather(l, x, i, j, k, s, g, nb);
+	size_t s = west_prow_gather(l, x, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	y[s] = diag * x[s] - sum;
 }
@@ -157,15 +139,23 @@ WEST_HD void west_prestrict_at(const struct west_plevel *f, const struct west_pl
 	c->b[west_pslot(c, ci, cj, ck)] = r;
 }
 
+/* Whether the cell at slot s has an open face. */
+WEST_HD int west_popen(const struct west_plevel *l, size_t s)
+{
+	if (l->code)
+		return l->code[s] != 0;
+	for (int f = 0; f < 6; f++)
+		if (l->g[(size_t)f * 2 * l->ncol + s] != 0.0f)
+			return 1;
+	return 0;
+}
+
 /* Fine cell (i, j, k) takes its coarse cell's e, when open. */
 WEST_HD void west_pprolong_at(const struct west_plevel *c, const struct west_plevel *f,
 			      size_t i, size_t j, size_t k)
 {
 	size_t s = west_pslot(f, i, j, k);
-	float open = 0.0f;
-	for (int d = 0; d < 6; d++)
-		open += west_pcond(f, s, k, d);
-	if (open != 0.0f)
+	if (west_popen(f, s))
 		f->e[s] += c->e[west_pslot(c, i / f->fx, j / f->fy, k / f->fz)];
 }
 
