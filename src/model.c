@@ -236,16 +236,19 @@ static enum west_status sor_potential(struct run *x, const struct west_solve_opt
 
 /* Red-black smoothing passes of the V-cycle: MG_SMOOTH iterations before
  * the coarse correction (red, black) and as many after (black, red), so
- * that the cycle is a symmetric operator (the conjugate gradients need it). */
+ * that the cycle is a symmetric operator (the conjugate gradients need it),
+ * over-relaxed by MG_OMEGA (1.15 took one iteration off 7 on R16 and on
+ * the default terrain against 1; 1.3 did no better). */
 #define MG_SMOOTH 2
+#define MG_OMEGA 1.15
 
 static enum west_status smooth(const struct west_kernel_ops *k,
 			       const struct west_plevel *l, int first)
 {
 	enum west_status st = WEST_OK;
 	for (int n = 0; n < MG_SMOOTH && !st; n++)
-		if (!(st = k->pot_smooth(l, 1.0f, first)))
-			st = k->pot_smooth(l, 1.0f, !first);
+		if (!(st = k->pot_smooth(l, (float)MG_OMEGA, first)))
+			st = k->pot_smooth(l, (float)MG_OMEGA, !first);
 	return st;
 }
 
@@ -330,7 +333,7 @@ static void report_init(struct west_report *r, const struct west_grid *g,
 	strcpy(r->solver, names[o->solver]);
 	strcpy(r->indexing, o->solver != WEST_SOLVER_SOR ? "per-colour" :
 			    o->indexing == WEST_INDEXING_MASKED ? "masked" : "compact");
-	r->omega = o->solver == WEST_SOLVER_MULTIGRID ? 1.0 : o->omega;
+	r->omega = o->solver == WEST_SOLVER_MULTIGRID ? MG_OMEGA : o->omega;
 	r->eta = o->eta, r->tolerance = o->tolerance;
 	r->iterations_max = o->solver == WEST_SOLVER_MULTIGRID ? o->cycles : o->iterations;
 	r->h = h, r->u_ref = u_ref;
