@@ -16,7 +16,9 @@ streamlines animate; and the browser console has no error (SEVERE entry).
 The screenshot goes to BUILDDIR/tests/ui.png.
 
 Usage: browser_test.py (top_srcdir and top_builddir from the environment,
-as make check sets them; default: the current directory).  Exits 77 with
+as make check sets them; default: the current directory; WESTD_ITERATIONS
+instead of 100, e.g. 1000 for a converged field in the screenshot of
+docs/operations.md; CHROMIUM, CHROMEDRIVER: other paths).  Exits 77 with
 "1..0 # SKIP why" when chromium, chromedriver or selenium is missing
 (tests/browser_test.sh turns that into the TAP skip); the machine needs no
 network: the browser starts with a fresh profile and no background
@@ -70,7 +72,8 @@ class Westd:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(os.path.join(tmp, "westd.log"), "w+")
         sets = [f"terrain={SRC}/data/default.asc", f"listen=127.0.0.1:{self.port}",
-                f"state_dir={tmp}/state", "backend=cpu", "iterations=100"]
+                f"state_dir={tmp}/state", "backend=cpu",
+                f"iterations={os.environ.get('WESTD_ITERATIONS', '100')}"]
         argv = [os.path.join(BUILD, "westd"), "--foreground"]
         for kv in sets:
             argv += ["--set", kv]

@@ -139,7 +139,9 @@
 		$('nofield').hidden = true;
 		showHeader();
 		draw();
-		if (st.pick)
+		if (slice.z !== st.z)   // the height changed meanwhile
+			onHeight();
+		else if (st.pick)
 			pickAt(st.pick.x, st.pick.y);
 		if (st.popup)
 			openPopup(st.stations.find((s) => s.id === st.popup.id));
@@ -304,6 +306,13 @@
 		return [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * p).find((c) => c >= v);
 	}
 
+	/* A chart axis from 0 past v: { max, step }, 3 to 5 round steps. */
+	function axis(v) {
+		const raw = v / 4, p = Math.pow(10, Math.floor(Math.log10(raw)));
+		const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((c) => c >= raw);
+		return { max: Math.ceil(v / step - 1e-9) * step, step: step };
+	}
+
 	/* The wind (u, v) at (x, y) of the slice, or null where it has none. */
 	function windAt(x, y) {
 		const s = st.slice;
@@ -338,10 +347,14 @@
 		$('heightval').textContent = st.z + ' m';
 		clearTimeout(heightTimer);
 		heightTimer = setTimeout(async () => {
-			if (!st.field)
+			const f = st.field;
+			if (!f)
 				return;
 			try {
-				st.slice = await fetchSlice(st.field.version);
+				const slice = await fetchSlice(f.version);
+				if (st.field !== f || slice.z !== st.z)
+					return;   // a newer field or height took over
+				st.slice = slice;
 			} catch (e) {
 				setConn(false, e.message);
 			}
@@ -475,8 +488,8 @@
 			for (let i = 0; i < s.nx; i += step) {
 				const u = s.u[j * s.nx + i], v = s.v[j * s.nx + i];
 				const [px, py] = toScreen(s.x[i], s.y[j]);
-				if (isNaN(u) || isNaN(v) || px < -room || py < -room || px > w + room ||
-				    py > h + room)
+				const off = px < -room || py < -room || px > w + room || py > h + room;
+				if (isNaN(u) || isNaN(v) || off)
 					continue;
 				const sp = Math.hypot(u, v), len = room * (0.3 + 0.6 * Math.min(sp / s.vref, 1));
 				for (const pass of [0, 1]) {
@@ -718,23 +731,30 @@
 		ctx.setTransform(r, 0, 0, r, 0, 0);
 		ctx.clearRect(0, 0, w, h);
 		const L = 38, R = w - 30, T = 8, B = h - 28;
-		const zmax = niceCeil(Math.max(...levels.map((l) => l.z_agl), 1));
-		const smax = niceCeil(Math.max(...levels.map((l) => l.speed), 1));
-		const X = (s) => L + (R - L) * s / smax, Y = (z) => B - (B - T) * z / zmax;
+		const za = axis(Math.max(...levels.map((l) => l.z_agl), 1));
+		const sa = axis(Math.max(...levels.map((l) => l.speed), 1));
+		const X = (s) => L + (R - L) * s / sa.max, Y = (z) => B - (B - T) * z / za.max;
 		ctx.font = '10px system-ui, sans-serif';
 		ctx.strokeStyle = '#334155';
 		ctx.fillStyle = '#94a3b8';
 		ctx.lineWidth = 1;
-		for (let k = 0; k <= 4; k++) {
+		for (let k = 0; k * za.step <= za.max * (1 + 1e-9); k++) {
+			const z = k * za.step;
 			ctx.beginPath();
-			ctx.moveTo(L, Y(zmax * k / 4));
-			ctx.lineTo(R, Y(zmax * k / 4));
-			ctx.moveTo(X(smax * k / 4), T);
-			ctx.lineTo(X(smax * k / 4), B);
+			ctx.moveTo(L, Y(z));
+			ctx.lineTo(R, Y(z));
 			ctx.stroke();
-			const zt = String(+(zmax * k / 4).toFixed(1)), stx = String(+(smax * k / 4).toFixed(1));
-			ctx.fillText(zt, L - 4 - ctx.measureText(zt).width, Y(zmax * k / 4) + 3);
-			ctx.fillText(stx, X(smax * k / 4) - ctx.measureText(stx).width / 2, B + 12);
+			const t = String(+z.toFixed(1));
+			ctx.fillText(t, L - 4 - ctx.measureText(t).width, Y(z) + 3);
+		}
+		for (let k = 0; k * sa.step <= sa.max * (1 + 1e-9); k++) {
+			const v = k * sa.step;
+			ctx.beginPath();
+			ctx.moveTo(X(v), T);
+			ctx.lineTo(X(v), B);
+			ctx.stroke();
+			const t = String(+v.toFixed(1));
+			ctx.fillText(t, X(v) - ctx.measureText(t).width / 2, B + 12);
 		}
 		ctx.fillText('speed, m/s', (L + R) / 2 - 24, h - 3);
 		ctx.save();
@@ -840,7 +860,11 @@
 			if (e.button !== 0 || e.target.closest('.tools, .popup'))
 				return;
 			down = { x: e.clientX, y: e.clientY, moved: false };
-			map.setPointerCapture(e.pointerId);
+			try {
+				map.setPointerCapture(e.pointerId);   // drags that leave the map
+			} catch (err) {
+				/* a synthetic event's pointer: no capture, the drag still works */
+			}
 		});
 		map.addEventListener('pointermove', (e) => {
 			const b = map.getBoundingClientRect();
