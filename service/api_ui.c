@@ -129,12 +129,16 @@ static void serve(struct west_req *r, const struct west_ui_file *f)
 		west_reply_static(r, 200, content_type(f->name), f->data, f->len);
 }
 
-/* The page's settings: the age colours of westd.conf (reloadable). */
+/* The page's settings from westd.conf (all reloadable): the age colours,
+ * and the cap on an answer's values, so that the page asks for slices and
+ * terrain that fit under it. */
 static void config_json(struct west_req *r)
 {
 	west_req_add_header(r, "Cache-Control", "no-cache");
-	west_reply_json(r, 200, json_pack("{s:f, s:f}", "age_warn", r->live.ui_age_warn,
-					  "age_alert", r->live.ui_age_alert), NULL);
+	west_reply_json(r, 200, json_pack("{s:f, s:f, s:I}", "age_warn", r->live.ui_age_warn,
+					  "age_alert", r->live.ui_age_alert,
+					  "max_response_cells",
+					  (json_int_t)r->live.max_response_cells), NULL);
 }
 
 /* ---------------------------------------------------------------- routes */

@@ -673,6 +673,7 @@ Test(westd, ui_page_files_and_config)
 	json_t *c = ui_config();
 	cr_expect_eq(json_number_value(json_object_get(c, "age_warn")), 60.0);
 	cr_expect_eq(json_number_value(json_object_get(c, "age_alert")), 120.0);
+	cr_expect_eq(integer(c, "max_response_cells"), 1000000);
 	json_decref(c);
 	fix_write(&w, "westd.conf", "ui_age_warn = 300\nui_age_alert = 900\n", NULL, 0);
 	kill(w.pid, SIGHUP);

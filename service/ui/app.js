@@ -38,7 +38,7 @@
 
 	const $ = (id) => document.getElementById(id);
 	const st = {
-		config: { age_warn: 1800, age_alert: 3600 },
+		config: { age_warn: 1800, age_alert: 3600, max_response_cells: 1000000 },
 		status: null,       // the last /v1/status
 		statusAt: 0,        // performance.now() of it
 		field: null,        // /v1/field of the version shown
@@ -201,8 +201,7 @@
 		const key = JSON.stringify(g);
 		if (key === st.gridKey)
 			return;
-		const stride = Math.max(1, Math.ceil(Math.sqrt(g.nx * g.ny / MAX_COLUMNS)));
-		const r = await get('/v1/terrain?stride=' + stride);
+		const r = await get('/v1/terrain?stride=' + stride(g, 1));
 		if (r.status !== 200)
 			throw new Error('/v1/terrain: ' + r.status);
 		st.terrain = shade(r.body);
@@ -212,6 +211,16 @@
 		if (!st.view)
 			fit();
 		draw();
+	}
+
+	/* The stride that keeps an answer of `per` values a column under
+	 * MAX_COLUMNS columns and under westd's max_response_cells. */
+	function stride(g, per) {
+		const cap = Math.min(MAX_COLUMNS, st.config.max_response_cells / per);
+		let s = Math.max(1, Math.floor(Math.sqrt(g.nx * g.ny / cap)));
+		while (Math.ceil(g.nx / s) * Math.ceil(g.ny / s) > cap && s < Math.max(g.nx, g.ny))
+			s++;
+		return s;
 	}
 
 	/* Rows of ground altitudes into a tinted, hill-shaded image, one pixel
@@ -280,8 +289,7 @@
 
 	async function fetchSlice(version) {
 		const g = st.grid;
-		const stride = Math.max(1, Math.ceil(Math.sqrt(g.nx * g.ny / MAX_COLUMNS)));
-		const r = await get('/v1/field/slice?z=' + st.z + '&stride=' + stride +
+		const r = await get('/v1/field/slice?z=' + st.z + '&stride=' + stride(g, 3) +
 			'&version=' + version);
 		if (r.status !== 200)
 			throw new Error('/v1/field/slice: ' + r.status + ' ' + (r.body && r.body.detail));
