@@ -8,7 +8,12 @@
  * /v1/status instead, which answers 200 either way.  A new version brings
  * the slice at the chosen height (pinned to that version), the stations
  * of /v1/observations, and the terrain again when the grid changed.
- * /v1/status (backend, device) is read again every STATUS_MS.
+ * /v1/status (backend, device) is read again every STATUS_MS.  Slices and
+ * terrain come at the smallest stride that keeps them under MAX_COLUMNS
+ * columns and westd's max_response_cells (/ui/config.json).  While westd
+ * runs, the only answers that can be errors are a click's point and
+ * profile (a point in a terrain cell is 422): a page left open on a
+ * console logs none.
  *
  * Coordinates: x east and y north in the grid's projected CRS (m), as the
  * API gives them.  The view is a centre (cx, cy) in m and a scale s in CSS
