@@ -7,9 +7,11 @@
 top=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 
-# Build and test dependencies, as Debian 12 packages.
+# Build and test dependencies, as Debian 12 packages (chromium,
+# chromium-driver and python3-selenium: the map page's browser test).
 west_pkgs="gcc libc6-dev make autoconf automake pkgconf libmicrohttpd-dev libjansson-dev
-libnetcdf-dev netcdf-bin libcriterion-dev libcurl4-gnutls-dev curl python3-netcdf4"
+libnetcdf-dev netcdf-bin libcriterion-dev libcurl4-gnutls-dev curl python3-netcdf4
+chromium chromium-driver python3-selenium"
 
 say() { printf '%s\n' "$*"; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }

@@ -1,7 +1,7 @@
 /*
  * api.c: westd's routes (docs/api.md): the native /v1 API, health and
- * metrics.  The OGC API - EDR routes are in api_edr.c; both register in
- * westd_routes (api.h).
+ * metrics.  The OGC API - EDR routes are in api_edr.c, the map page's in
+ * api_ui.c; all register in westd_routes (api.h).
  *
  * Every field answer comes from one published field, held (reference) for
  * the length of the request: a reader never sees two versions mixed.
@@ -333,6 +333,100 @@ static void get_slice(struct west_req *r)
 	west_published_release(p);
 }
 
+/* --------------------------------------------------------------- terrain */
+
+/* FNV-1a 64 of n bytes: the terrain answer's entity tag. */
+static unsigned long long fnv1a(const char *s, size_t n)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* The terrain answer's text (malloc'd, *len its length): every stride-th
+ * column centre's x, y and ground altitude, rounded to the centimetre. */
+static char *terrain_text(const struct west_grid *g, size_t stride, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "{\"stride\":%zu,\"x\":[", stride);
+	for (size_t i = 0; i < g->nx; i += stride)
+		fprintf(f, "%s%.10g", i ? "," : "", g->x0 + ((double)i + 0.5) * g->dx);
+	fputs("],\"y\":[", f);
+	for (size_t j = 0; j < g->ny; j += stride)
+		fprintf(f, "%s%.10g", j ? "," : "", g->y0 + ((double)j + 0.5) * g->dy);
+	fputs("],\"ground\":[", f);
+	for (size_t j = 0; j < g->ny; j += stride) {
+		fputs(j ? ",[" : "[", f);
+		for (size_t i = 0; i < g->nx; i += stride) {
+			double z = g->terrain[j * g->nx + i];
+			if (isfinite(z))
+				fprintf(f, "%s%.10g", i ? "," : "", round(z * 100.0) / 100.0);
+			else
+				fprintf(f, "%snull", i ? "," : "");
+		}
+		fputc(']', f);
+	}
+	fputs("]}", f);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void terrain_answer(struct west_req *r, const struct west_grid *g, size_t stride)
+{
+	size_t len, cells = ((g->nx + stride - 1) / stride) * ((g->ny + stride - 1) / stride);
+	char tag[40], *text;
+
+	if (cells > (size_t)r->live.max_response_cells) {
+		west_reply_problem(r, 413, "too-many-cells", "Content Too Large",
+				   "the terrain holds %zu values, more than "
+				   "max_response_cells = %lld: use stride=", cells,
+				   r->live.max_response_cells);
+		return;
+	}
+	if (!(text = terrain_text(g, stride, &len))) {
+		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "out of memory");
+		return;
+	}
+	snprintf(tag, sizeof tag, "\"t%016llx\"", fnv1a(text, len));
+	if (west_req_etag_tag(r, tag))
+		free(text);
+	else
+		west_reply_text(r, 200, "application/json", text, len);
+}
+
+/* The ground under the current field (the grid it was solved on), or
+ * before the first field under the grid the next solve will use. */
+static void get_terrain(struct west_req *r)
+{
+	struct west_published *p;
+	struct west_shared_grid *sg = NULL;
+	double s = 1;
+
+	if (!api_arg_double(r, "stride", 0, &s))
+		return;
+	if (s < 1 || s > 1e6 || s != floor(s)) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+				   "query parameter stride: %g is not a whole number >= 1", s);
+		return;
+	}
+	if (!(p = west_store_acquire(&r->d->store))) {
+		pthread_mutex_lock(&r->d->ingest_lock);
+		sg = west_shared_grid_hold(r->d->grid);
+		pthread_mutex_unlock(&r->d->ingest_lock);
+	}
+	terrain_answer(r, p ? p->grid : &sg->g, (size_t)s);
+	west_published_release(p);
+	west_shared_grid_release(sg);
+}
+
 /* ---------------------------------------------------------- observations */
 
 /* 1 when the media type of ct (parameters ignored) is type. */
@@ -583,7 +677,11 @@ static const struct west_route_def routes[] = {
 	{ "/v1/observations", WEST_ROUTE_OBSERVATIONS, get_observations, post_observations, 0 },
 	{ "/v1/snapshots", WEST_ROUTE_SNAPSHOTS, get_snapshots, NULL, 0 },
 	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0 },
-	{ "/", WEST_ROUTE_ROOT, api_edr_landing, NULL, 0 },
+	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0 },
+	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0 },
+	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0 },
+	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0 },
+	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0 },
 	{ "/conformance", WEST_ROUTE_CONFORMANCE, api_edr_conformance, NULL, 0 },
 	{ "/collections", WEST_ROUTE_COLLECTIONS, api_edr_collections, NULL, 0 },
 	{ "/collections/wind", WEST_ROUTE_COLLECTION, api_edr_collection, NULL, 0 },

@@ -1,6 +1,7 @@
 /*
  * api.h: westd's routes (api.c: the native /v1 API, health, metrics;
- * api_edr.c: OGC API - EDR) and the argument helpers they share.  The
+ * api_edr.c: OGC API - EDR; api_ui.c: the map page) and the argument
+ * helpers they share.  The
  * helpers answer the request (400) and return 0 when an argument is bad.
  */
 #ifndef WEST_API_H
@@ -30,5 +31,15 @@ void api_edr_collection(struct west_req *r);
 void api_edr_position(struct west_req *r);
 void api_edr_area(struct west_req *r);
 void api_edr_cube(struct west_req *r);
+
+/* api_ui.c */
+void api_ui_root(struct west_req *r);       /* /: JSON landing or the page */
+void api_ui_redirect(struct west_req *r);   /* /ui -> /ui/ */
+void api_ui_page(struct west_req *r);       /* /ui/ */
+void api_ui_file(struct west_req *r);       /* /ui/{file}, /ui/config.json */
+/* What / answers: *html 1 for the page, 0 for JSON, from ?f= (f, NULL when
+ * absent) or else the Accept header (NULL when absent); 0 when f is
+ * neither json nor html. */
+int api_ui_wants_html(const char *f, const char *accept, int *html);
 
 #endif

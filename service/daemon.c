@@ -158,6 +158,8 @@ static enum west_status make_live(const struct west_config *c, struct westd_live
 	l->max_field_age = c->max_field_age;
 	l->max_body_bytes = c->max_body_bytes;
 	l->max_response_cells = c->max_response_cells;
+	l->ui_age_warn = c->ui_age_warn;
+	l->ui_age_alert = c->ui_age_alert;
 	return read_token(c, l->token, sizeof l->token, err, errlen);
 }
 

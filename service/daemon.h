@@ -68,6 +68,7 @@ struct westd_live {
 	int read_auth;
 	double max_field_age;
 	long long max_body_bytes, max_response_cells;
+	double ui_age_warn, ui_age_alert;  /* the map page's age colours (s) */
 };
 
 struct westd {

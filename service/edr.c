@@ -668,7 +668,7 @@ static json_t *param_groups(void)
 
 json_t *west_edr_landing(const char *base)
 {
-	return json_pack("{s:s, s:s, s:[o,o,o,o]}",
+	return json_pack("{s:s, s:s, s:[o,o,o,o,o]}",
 			 "title", "westd",
 			 "description", "Mass-consistent 3D wind field over terrain (WEST model), "
 			 "served as an OGC API - EDR subset (position, area, cube; CoverageJSON) "
@@ -680,7 +680,9 @@ json_t *west_edr_landing(const char *base)
 			 make_link(base, "/collections", "data", TYPE_JSON,
 			      "Collections: the wind field"),
 			 make_link(base, "/v1/status", "status", TYPE_JSON,
-			      "Daemon status (westd native API)"));
+			      "Daemon status (westd native API)"),
+			 make_link(base, "/ui/", "alternate", "text/html",
+			      "The live wind map (HTML, for browsers)"));
 }
 
 json_t *west_edr_conformance(void)

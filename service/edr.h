@@ -153,7 +153,8 @@ enum west_status west_edr_parse_parameters(const char *s, unsigned *mask,
 /* ---- documents ------------------------------------------------------------ */
 
 /* The landing page: title, description, links self ("/"), conformance
- * ("/conformance"), data ("/collections") and status ("/v1/status"). */
+ * ("/conformance"), data ("/collections"), status ("/v1/status") and
+ * alternate (the map page "/ui/", text/html). */
 json_t *west_edr_landing(const char *base);
 
 /* {"conformsTo": [...]}: OGC API - Common 1.0 core and collections, and

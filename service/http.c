@@ -101,6 +101,16 @@ void west_reply_problem(struct west_req *r, unsigned status, const char *type,
 			"application/problem+json");
 }
 
+void west_reply_static(struct west_req *r, unsigned status, const char *content_type,
+		       const void *data, size_t len)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, (void *)data,
+								    MHD_RESPMEM_PERSISTENT);
+	if (resp)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	queue(r, status, resp);
+}
+
 void west_reply_file(struct west_req *r, int fd, size_t size, const char *content_type,
 		     const char *filename)
 {
@@ -161,9 +171,15 @@ static int tag_listed(const char *list, const char *tag)
 int west_req_etag(struct west_req *r, unsigned long long version)
 {
 	char tag[32];
-	const char *inm = west_req_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
 
 	snprintf(tag, sizeof tag, "\"v%llu\"", version);
+	return west_req_etag_tag(r, tag);
+}
+
+int west_req_etag_tag(struct west_req *r, const char *tag)
+{
+	const char *inm = west_req_header(r, MHD_HTTP_HEADER_IF_NONE_MATCH);
+
 	west_req_add_header(r, MHD_HTTP_HEADER_ETAG, tag);
 	west_req_add_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	if (!inm || !tag_listed(inm, tag))

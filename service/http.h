@@ -44,7 +44,7 @@ struct west_req {
 	unsigned status;            /* the answer's status, once queued */
 	double t0;                  /* CLOCK_MONOTONIC s at its start */
 	const char *path_arg;       /* the {name} of /v1/snapshots/{name} */
-	struct { char name[32], value[224]; } hdr[4]; /* for the next answer */
+	struct { char name[32], value[224]; } hdr[8]; /* for the next answer */
 	int nhdr;
 };
 
@@ -93,6 +93,9 @@ void west_reply_text(struct west_req *r, unsigned status, const char *content_ty
 void west_reply_problem(struct west_req *r, unsigned status, const char *type,
 			const char *title, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* len bytes at data, which outlive the daemon (the embedded page). */
+void west_reply_static(struct west_req *r, unsigned status, const char *content_type,
+		       const void *data, size_t len);
 /* The file open on fd (taken over), size bytes. */
 void west_reply_file(struct west_req *r, int fd, size_t size, const char *content_type,
 		     const char *filename);
@@ -102,6 +105,9 @@ void west_req_add_header(struct west_req *r, const char *name, const char *value
 /* ETag "vN" for field version v on the next answer; returns 1 (and answers
  * 304) when If-None-Match already names it. */
 int west_req_etag(struct west_req *r, unsigned long long version);
+/* The same with any entity tag (quotes included: "\"abc\""), with
+ * Cache-Control: no-cache (use it, but ask again each time). */
+int west_req_etag_tag(struct west_req *r, const char *tag);
 
 /* Compare a token in constant time (length leaks, contents do not). */
 int west_token_equal(const char *a, const char *b);

@@ -85,6 +85,9 @@ static const char *const route_labels[WEST_NROUTES] = {
 	[WEST_ROUTE_LIVEZ] = "/livez",
 	[WEST_ROUTE_READYZ] = "/readyz",
 	[WEST_ROUTE_METRICS] = "/metrics",
+	[WEST_ROUTE_TERRAIN] = "/v1/terrain",
+	[WEST_ROUTE_UI] = "/ui/",
+	[WEST_ROUTE_UI_FILE] = "/ui/{file}",
 	[WEST_ROUTE_OTHER] = "other",
 };
 

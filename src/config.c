@@ -206,6 +206,12 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_SNAPSHOT_INTERVAL] = {
 		"snapshot_interval", CONF_DOUBLE, FIELD(snapshot_interval), 0, 1e7, 0,
 		NULL, "0", 1, "s between snapshots (0 = after each new field)" },
+	[WEST_CONF_UI_AGE_WARN] = {
+		"ui_age_warn", CONF_DOUBLE, FIELD(ui_age_warn), 0, 1e9, 0, NULL,
+		"1800", 1, "s; the map page shows the field's age amber past it (0 = never)" },
+	[WEST_CONF_UI_AGE_ALERT] = {
+		"ui_age_alert", CONF_DOUBLE, FIELD(ui_age_alert), 0, 1e9, 0, NULL,
+		"3600", 1, "s; the map page shows the field's age red past it (0 = never)" },
 };
 
 _Static_assert(sizeof rows / sizeof rows[0] == WEST_CONF_NKEYS,

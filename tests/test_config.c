@@ -164,6 +164,8 @@ Test(config, defaults)
 	cr_expect_eq(c->eta, 1.0);
 	cr_expect_eq(c->indexing, WEST_INDEXING_COMPACT);
 	cr_expect_eq(c->check_interval, 20);
+	cr_expect_eq(c->ui_age_warn, 1800.0);
+	cr_expect_eq(c->ui_age_alert, 3600.0);
 	cr_expect_eq(nset(c), 0);
 	free(c);
 }
@@ -180,7 +182,7 @@ Test(config, table)
 		"api_token", "api_token_file", "read_auth", "max_field_age",
 		"state_dir", "observations_keep", "spool_dir",
 		"spool_scan_interval", "snapshot_dir", "snapshot_keep",
-		"snapshot_interval",
+		"snapshot_interval", "ui_age_warn", "ui_age_alert",
 	};
 	/* the keys a reload cannot change: those fixed at start (the backend,
 	 * the listening socket and its limits, the directories) */

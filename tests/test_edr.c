@@ -497,6 +497,7 @@ Test(parse, landing)
 	assert_link(links, "conformance", "/conformance", "application/json");
 	assert_link(links, "data", "/collections", "application/json");
 	assert_link(links, "status", "/v1/status", "application/json");
+	assert_link(links, "alternate", "/ui/", "text/html");
 	json_array_foreach(links, i, l)   /* nothing links what westd does not serve */
 		cr_assert(strcmp(str_at(l, "rel"), "service-desc"), "service-desc linked");
 	json_decref(d);

@@ -460,6 +460,9 @@ Test(metrics, route_labels)
 	cr_assert_str_eq(west_route_label(WEST_ROUTE_ROOT), "/");
 	cr_assert_str_eq(west_route_label(WEST_ROUTE_POSITION), "/collections/wind/position");
 	cr_assert_str_eq(west_route_label(WEST_ROUTE_SNAPSHOT), "/v1/snapshots/{name}");
+	cr_assert_str_eq(west_route_label(WEST_ROUTE_TERRAIN), "/v1/terrain");
+	cr_assert_str_eq(west_route_label(WEST_ROUTE_UI), "/ui/");
+	cr_assert_str_eq(west_route_label(WEST_ROUTE_UI_FILE), "/ui/{file}");
 	cr_assert_str_eq(west_route_label(WEST_ROUTE_OTHER), "other");
 	cr_assert_str_eq(west_route_label(WEST_NROUTES), "other");
 	for (int a = 0; a < WEST_NROUTES; a++)

@@ -1,7 +1,8 @@
 /*
  * test_westd.c: end-to-end tests of the real westd (tests/westd_fixture.h):
- * each endpoint's happy path and documented errors, ingest bursts, readers
- * during recomputes, reload, restart and crash recovery.
+ * each endpoint's happy path and documented errors, the map page's HTTP
+ * side (content negotiation at /, its files, its config), ingest bursts,
+ * readers during recomputes, reload, restart and crash recovery.
  *
  * Every test starts its own daemon (fix_start) in its own temp directory;
  * the suite's fini kills it and removes the directory.  Points used: the
@@ -523,6 +524,244 @@ Test(westd, edr_area_and_cube)
 	cr_expect_eq(wrong, 0, "%zu values outside the polygon are not null", wrong);
 	cr_expect_lt(nulls(area), 2 * nx * ny, "all null");
 	json_decref(area);
+}
+
+/* ======================================================= the map page */
+
+/* The Accept headers of Chromium and Firefox for a page. */
+#define CHROMIUM_ACCEPT "text/html,application/xhtml+xml,application/xml;q=0.9," \
+	"image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7"
+#define FIREFOX_ACCEPT "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+/* GET path with this Accept header ("": none): 1 when the answer is the
+ * map page, 0 when it is the JSON landing page (asserted to be one of
+ * the two, with Vary: Accept). */
+static int root_is_html(const char *path, const char *accept)
+{
+	char h[256];
+	const char *hs[] = { h, NULL };
+	struct http_resp r;
+	int html;
+
+	snprintf(h, sizeof h, "Accept:%s%s", accept[0] ? " " : "", accept);
+	fix_http(&w, "GET", path, NULL, 0, hs, &r);
+	cr_assert_eq(r.status, 200, "GET %s, Accept '%s': %ld %s", path, accept, r.status,
+		     r.body ? r.body : "");
+	cr_expect_str_eq(r.vary, "Accept", "GET %s, Accept '%s': Vary", path, accept);
+	html = !strcmp(r.ctype, "text/html; charset=utf-8");
+	if (html) {
+		cr_expect_not_null(strstr(r.body, "<canvas id=\"wind\">"), "not the map page");
+	} else {
+		cr_expect_str_eq(r.ctype, "application/json", "GET %s, Accept '%s'", path, accept);
+		json_t *j = fix_json(&r);
+		cr_expect_str_eq(json_string_value(json_object_get(j, "title")), "westd");
+		cr_expect(json_array_size(json_object_get(j, "links")) >= 4);
+		json_decref(j);
+	}
+	fix_resp_free(&r);
+	return html;
+}
+
+Test(westd, root_is_the_page_for_browsers_and_json_for_the_rest)
+{
+	static const char *const json[] = {
+		"", "*/*", "application/json", "text/html, application/json",
+		"text/html;q=0.5, application/json", "application/*, text/html;q=0.9",
+		"application/geo+json, text/html;q=0.9, */*", "text/html;q=0, */*",
+	};
+	static const char *const html[] = {
+		CHROMIUM_ACCEPT, FIREFOX_ACCEPT, "text/html", "TEXT/HTML; charset=utf-8",
+		"application/json;q=0.5, text/*", "text/html, application/json;q=0.99",
+		"  text/html ;q=1 , application/json ; q=0.2",
+	};
+	struct http_resp r;
+	const char *hs[] = { "Accept: " CHROMIUM_ACCEPT, NULL };
+
+	fix_start(&w, NULL);
+	for (size_t i = 0; i < sizeof json / sizeof json[0]; i++)
+		cr_expect(!root_is_html("/", json[i]), "Accept '%s' gave the page", json[i]);
+	for (size_t i = 0; i < sizeof html / sizeof html[0]; i++)
+		cr_expect(root_is_html("/", html[i]), "Accept '%s' gave JSON", html[i]);
+	cr_expect(!root_is_html("/?f=json", CHROMIUM_ACCEPT), "?f=json gave the page");
+	cr_expect(!root_is_html("/?f=application/json", FIREFOX_ACCEPT));
+	cr_expect(root_is_html("/?f=html", "application/json"), "?f=html gave JSON");
+	cr_expect(root_is_html("/?f=HTML", ""));
+	fix_get(&w, "/?f=xml", &r);
+	fix_problem(&r, 400, "bad-parameter", "f:");
+
+	/* HEAD: the page's headers, its length, no body */
+	struct http_resp g, h;
+	fix_http(&w, "GET", "/", NULL, 0, hs, &g);
+	fix_http(&w, "HEAD", "/", NULL, 0, hs, &h);
+	cr_expect_eq(h.status, 200);
+	cr_expect_eq(h.len, 0);
+	cr_expect_str_eq(h.ctype, g.ctype);
+	cr_expect_eq(strtoul(h.clen, NULL, 10), g.len);
+	fix_resp_free(&g);
+	fix_resp_free(&h);
+}
+
+/* GET path: 200 with a Content-Type starting with ctype. */
+static void expect_file(const char *path, const char *ctype)
+{
+	struct http_resp r;
+
+	fix_get(&w, path, &r);
+	cr_expect_eq(r.status, 200, "GET %s: %ld", path, r.status);
+	cr_expect_eq(strncmp(r.ctype, ctype, strlen(ctype)), 0, "GET %s: Content-Type '%s'",
+		     path, r.ctype);
+	cr_expect(r.len > 100, "GET %s: %zu bytes", path, r.len);
+	cr_expect(r.etag[0] == '"', "GET %s: no ETag", path);
+	cr_expect_str_eq(r.cache, "no-cache", "GET %s", path);
+	fix_resp_free(&r);
+}
+
+static json_t *ui_config(void)
+{
+	struct http_resp r;
+
+	fix_get(&w, "/ui/config.json", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	cr_expect_str_eq(r.ctype, "application/json");
+	json_t *j = fix_json(&r);
+	fix_resp_free(&r);
+	return j;
+}
+
+Test(westd, ui_page_files_and_config)
+{
+	struct http_resp r;
+	char etag[64], hdr[96];
+	const char *hs[] = { hdr, NULL };
+	int files = 0;
+
+	fix_mkdir(&w);
+	fix_write(&w, "westd.conf", "ui_age_warn = 60\nui_age_alert = 120\n", w.conf,
+		  sizeof w.conf);
+	fix_start_in(&w, 1, NULL);
+
+	fix_get(&w, "/ui/", &r);
+	cr_assert_eq(r.status, 200);
+	cr_expect_str_eq(r.ctype, "text/html; charset=utf-8");
+	cr_expect_str_eq(r.cache, "no-cache");
+	cr_expect_not_null(strstr(r.csp, "default-src 'none'"), "CSP: '%s'", r.csp);
+	cr_expect_not_null(strstr(r.csp, "connect-src 'self'"), "CSP: '%s'", r.csp);
+	snprintf(etag, sizeof etag, "%s", r.etag);
+	cr_assert(etag[0] == '"', "no ETag");
+	/* every /ui/ file the page names is served, with its type */
+	for (const char *p = r.body; (p = strstr(p, "=\"/ui/")); p++) {
+		char path[128];
+		size_t n = strcspn(p + 2, "\"");
+		snprintf(path, sizeof path, "%.*s", (int)n, p + 2);
+		expect_file(path, strstr(path, ".js") ? "text/javascript" :
+			    strstr(path, ".css") ? "text/css" : "image/svg+xml");
+		files++;
+	}
+	cr_expect_geq(files, 3, "the page names %d files under /ui/", files);
+	fix_resp_free(&r);
+
+	snprintf(hdr, sizeof hdr, "If-None-Match: %s", etag);
+	fix_http(&w, "GET", "/ui/", NULL, 0, hs, &r);
+	cr_expect_eq(r.status, 304, "If-None-Match %s: %ld", etag, r.status);
+	cr_expect_eq(r.len, 0);
+	fix_resp_free(&r);
+
+	fix_get(&w, "/ui", &r);
+	cr_expect_eq(r.status, 301);
+	cr_expect_str_eq(r.location, "/ui/");
+	fix_resp_free(&r);
+	fix_get(&w, "/ui/nothing.js", &r);
+	fix_problem(&r, 404, "not-found", "nothing.js");
+
+	/* the age colours, from the config, and again after a reload */
+	json_t *c = ui_config();
+	cr_expect_eq(json_number_value(json_object_get(c, "age_warn")), 60.0);
+	cr_expect_eq(json_number_value(json_object_get(c, "age_alert")), 120.0);
+	cr_expect_eq(integer(c, "max_response_cells"), 1000000);
+	json_decref(c);
+	fix_write(&w, "westd.conf", "ui_age_warn = 300\nui_age_alert = 900\n", NULL, 0);
+	kill(w.pid, SIGHUP);
+	fix_wait_log(&w, "reloaded", 1);
+	c = ui_config();
+	cr_expect_eq(json_number_value(json_object_get(c, "age_warn")), 300.0);
+	cr_expect_eq(json_number_value(json_object_get(c, "age_alert")), 900.0);
+	json_decref(c);
+
+	fix_get(&w, "/metrics", &r);
+	cr_expect_not_null(strstr(r.body, "route=\"/ui/\""), "no /ui/ route in /metrics");
+	cr_expect_not_null(strstr(r.body, "route=\"/ui/{file}\""));
+	fix_resp_free(&r);
+}
+
+/* /v1/terrain's ground rows, asserted to be ny rows of nx numbers. */
+static json_t *terrain_rows(json_t *t, size_t nx, size_t ny)
+{
+	json_t *g = json_object_get(t, "ground");
+	cr_assert_eq(json_array_size(json_object_get(t, "x")), nx);
+	cr_assert_eq(json_array_size(json_object_get(t, "y")), ny);
+	cr_assert_eq(json_array_size(g), ny);
+	for (size_t j = 0; j < ny; j++)
+		cr_assert_eq(json_array_size(json_array_get(g, j)), nx, "row %zu", j);
+	return g;
+}
+
+Test(westd, terrain)
+{
+	const char *const sets[] = { "max_response_cells=5000", NULL };
+	struct http_resp r;
+	char hdr[96];
+	const char *hs[] = { hdr, NULL };
+
+	fix_start(&w, sets);
+	/* before the first field: the grid the next solve will use */
+	fix_get(&w, "/v1/terrain", &r);
+	fix_problem(&r, 413, "too-many-cells", "7680");
+	json_t *s = fix_get_json(&w, "/v1/status"), *grid = json_object_get(s, "grid");
+	double lo = num(grid, "terrain_min"), hi = num(grid, "terrain_max");
+	json_t *t = fix_get_json(&w, "/v1/terrain?stride=2"), *g = terrain_rows(t, 48, 40);
+	cr_expect_eq(integer(t, "stride"), 2);
+	cr_expect_eq(json_number_value(json_array_get(json_object_get(t, "x"), 0)), 500050.0);
+	cr_expect_eq(json_number_value(json_array_get(json_object_get(t, "x"), 1)), 500250.0);
+	cr_expect_eq(json_number_value(json_array_get(json_object_get(t, "y"), 39)), 4657850.0);
+	for (size_t j = 0; j < 40; j++)
+		for (size_t i = 0; i < 48; i++) {
+			double z = json_number_value(json_array_get(json_array_get(g, j), i));
+			cr_assert(z >= lo - 0.01 && z <= hi + 0.01, "ground[%zu][%zu] = %g", j, i, z);
+		}
+
+	/* a column centre's ground is the point query's ground there */
+	fix_post_and_wait(&w);
+	json_t *p = fix_get_json(&w, "/v1/field/point?x=504050&y=4652050&z=10");
+	double want = num(p, "ground");
+	double got = json_number_value(json_array_get(json_array_get(g, 10), 20));
+	cr_expect(fabs(got - want) <= 0.006, "ground %g, the point query says %g", got, want);
+	json_decref(p);
+	json_decref(t);
+	json_decref(s);
+
+	/* ETag and If-None-Match, like the field */
+	fix_get(&w, "/v1/terrain?stride=10", &r);
+	cr_assert_eq(r.status, 200);
+	cr_expect(r.etag[0] == '"', "no ETag");
+	snprintf(hdr, sizeof hdr, "If-None-Match: %s", r.etag);
+	t = fix_json(&r);
+	terrain_rows(t, 10, 8);
+	json_decref(t);
+	fix_resp_free(&r);
+	fix_http(&w, "GET", "/v1/terrain?stride=10", NULL, 0, hs, &r);
+	cr_expect_eq(r.status, 304);
+	fix_resp_free(&r);
+	fix_http(&w, "GET", "/v1/terrain?stride=20", NULL, 0, hs, &r);
+	cr_expect_eq(r.status, 200, "another stride, another tag");
+	fix_resp_free(&r);
+
+	fix_get(&w, "/v1/terrain?stride=0", &r);
+	fix_problem(&r, 400, "bad-parameter", "stride");
+	fix_get(&w, "/v1/terrain?stride=1.5", &r);
+	fix_problem(&r, 400, "bad-parameter", "stride");
+	fix_get(&w, "/metrics", &r);
+	cr_expect_not_null(strstr(r.body, "route=\"/v1/terrain\""));
+	fix_resp_free(&r);
 }
 
 /* ====================================================== metrics, HEAD */

@@ -53,6 +53,10 @@ struct http_resp {
 	char allow[64];
 	char www_auth[128];
 	char clen[32];           /* Content-Length */
+	char vary[64];
+	char location[128];
+	char cache[64];          /* Cache-Control */
+	char csp[256];           /* Content-Security-Policy */
 };
 
 static inline double fix_now(void)
@@ -110,6 +114,10 @@ static size_t fix_header_cb(char *p, size_t size, size_t n, void *ctx)
 	fix_header_value(p, size * n, "Allow", r->allow, sizeof r->allow);
 	fix_header_value(p, size * n, "WWW-Authenticate", r->www_auth, sizeof r->www_auth);
 	fix_header_value(p, size * n, "Content-Length", r->clen, sizeof r->clen);
+	fix_header_value(p, size * n, "Vary", r->vary, sizeof r->vary);
+	fix_header_value(p, size * n, "Location", r->location, sizeof r->location);
+	fix_header_value(p, size * n, "Cache-Control", r->cache, sizeof r->cache);
+	fix_header_value(p, size * n, "Content-Security-Policy", r->csp, sizeof r->csp);
 	return size * n;
 }
 
