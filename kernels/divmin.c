@@ -1,7 +1,8 @@
 /*
  * divmin.c: CPU reference of WEST step 8, divergence minimization, one
  * colour pass of the velocity-form red-black SOR (kernels.h, DESIGN.md
- * section 3), and the divergence norms of its convergence check.
+ * section 3), and the divergence norms of its convergence check (with the
+ * potential solvers' right-hand side in the same pass, west_pot_rhs_cpu).
  *
  * For cell c with faces w, e, s, n, b, t (spacings rdx = 1/dx, rdy = 1/dy,
  * rdz = 1/thickness of level k, rdzf = 1/centre distance across a z-face):
@@ -22,7 +23,7 @@
  */
 #include <math.h>
 
-#include "kernel_util.h"
+#include "potential_util.h"
 
 /* One row (j, k) of cells: its faces and transparencies from i = 0. */
 struct row {
@@ -80,9 +81,9 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 	return WEST_OK;
 }
 
-enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
-					   const float *u, const float *v,
-					   const float *w, double *norms)
+/* The norms of u over fluid cells, and with l0 level 0's right-hand side. */
+static void norms_rhs(const struct west_kgrid *g, const struct west_plevel *l0,
+		      const float *u, const float *v, const float *w, double *norms)
 {
 	const struct west_sor o = west_sor_init(g, 1.0f, 1.0f);
 	long rows = (long)(g->ny * g->nz);
@@ -93,14 +94,30 @@ enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
 	for (long r = 0; r < rows; r++) {
 		size_t j = (size_t)r % ny, k = (size_t)r / ny;
 		for (size_t i = 0; i < nx; i++) {
-			if (g->land[west_kc(nx, ny, i, j, k)])
+			int fluid;
+			double d = west_pdiv_at(g, l0, &o, u, v, w, i, j, k, &fluid);
+			if (!fluid)
 				continue;
-			double d = west_cell_div(g, &o, u, v, w, i, j, k);
 			mx = fmax(mx, fabs(d));
 			sum += d * d;
 		}
 	}
 	norms[0] = mx;
 	norms[1] = sum;
+}
+
+enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
+					   const float *u, const float *v,
+					   const float *w, double *norms)
+{
+	norms_rhs(g, NULL, u, v, w, norms);
+	return WEST_OK;
+}
+
+enum west_status west_pot_rhs_cpu(const struct west_kgrid *g,
+				  const struct west_plevel *l0, const float *u,
+				  const float *v, const float *w, double *norms)
+{
+	norms_rhs(g, l0, u, v, w, norms);
 	return WEST_OK;
 }

@@ -13,6 +13,9 @@
  * per cell of the colour: thread (t, j, k) of nt = ceil(nx / 2) x ny x nz
  * takes i = 2t + ((j + k + colour) & 1), guarded by i < nx.
  *
+ * The potential solvers' right-hand side (west_pot_rhs_cuda) is written by
+ * the same pass, which reads the field once for both.
+ *
  * Norms: a fixed grid of at most NORM_BLOCKS blocks walks the rows (j, k);
  * each block reduces its max |D| and sum D^2 (double, as the CPU) in
  * shared memory into a partial, and one block reduces the partials.  The
@@ -24,7 +27,7 @@
  */
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
-#include "kernel_util.h"
+#include "potential_util.h"
 
 #define NORM_BLOCKS 1024
 #define NORM_THREADS 256
@@ -94,8 +97,9 @@ static __device__ void block_reduce(double *smax, double *ssum)
 	}
 }
 
-static __global__ void norms_rows(struct west_kgrid g, struct west_sor o, const float *u,
-				  const float *v, const float *w)
+static __global__ void norms_rows(struct west_kgrid g, struct west_plevel l0, int rhs,
+				  struct west_sor o, const float *u, const float *v,
+				  const float *w)
 {
 	__shared__ double smax[NORM_THREADS], ssum[NORM_THREADS];
 	size_t nx = g.nx, ny = g.ny, rows = ny * g.nz;
@@ -104,9 +108,11 @@ static __global__ void norms_rows(struct west_kgrid g, struct west_sor o, const 
 	for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
 		size_t j = r % ny, k = r / ny;
 		for (size_t i = threadIdx.x; i < nx; i += NORM_THREADS) {
-			if (g.land[west_kc(nx, ny, i, j, k)])
+			int fluid;
+			double d = west_pdiv_at(&g, rhs ? &l0 : NULL, &o, u, v, w, i, j, k,
+						&fluid);
+			if (!fluid)
 				continue;
-			double d = west_cell_div(&g, &o, u, v, w, i, j, k);
 			mx = fmax(mx, fabs(d));
 			sum += d * d;
 		}
@@ -129,14 +135,15 @@ static __global__ void norms_partials(unsigned nb)
 		norm_result[0] = smax[0], norm_result[1] = ssum[0];
 }
 
-extern "C" enum west_status west_divergence_norms_cuda(const struct west_kgrid *g,
-						       const float *u, const float *v,
-						       const float *w, double *norms)
+/* The norms of u, and with rhs level 0's right-hand side (l0). */
+static enum west_status norms_rhs(const struct west_kgrid *g, const struct west_plevel *l0,
+				  int rhs, const float *u, const float *v, const float *w,
+				  double *norms)
 {
 	size_t rows = g->ny * g->nz;
 	unsigned nb = rows < NORM_BLOCKS ? (unsigned)rows : NORM_BLOCKS;
 
-	norms_rows<<<nb, NORM_THREADS>>>(*g, west_sor_init(g, 1.0f, 1.0f), u, v, w);
+	norms_rows<<<nb, NORM_THREADS>>>(*g, *l0, rhs, west_sor_init(g, 1.0f, 1.0f), u, v, w);
 	WEST_CUDA_LOG(cudaGetLastError());
 	norms_partials<<<1, NORM_THREADS>>>(nb);
 	WEST_CUDA_LOG(cudaGetLastError());
@@ -144,4 +151,20 @@ extern "C" enum west_status west_divergence_norms_cuda(const struct west_kgrid *
 						cudaMemcpyDeviceToHost, cudaStreamPerThread));
 	WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));
 	return WEST_OK;
+}
+
+extern "C" enum west_status west_divergence_norms_cuda(const struct west_kgrid *g,
+						       const float *u, const float *v,
+						       const float *w, double *norms)
+{
+	const struct west_plevel none = { 0 };
+	return norms_rhs(g, &none, 0, u, v, w, norms);
+}
+
+extern "C" enum west_status west_pot_rhs_cuda(const struct west_kgrid *g,
+					      const struct west_plevel *l0,
+					      const float *u, const float *v,
+					      const float *w, double *norms)
+{
+	return norms_rhs(g, l0, 1, u, v, w, norms);
 }

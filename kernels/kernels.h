@@ -7,9 +7,9 @@
  * calling thread's default stream (nvcc --default-stream per-thread: the
  * compute thread's stream is cudaStreamPerThread), checks the launch, and
  * returns without synchronizing; a failure is logged with the CUDA error
- * string and returned as WEST_ERR_CUDA.  The one exception is
- * west_divergence_norms_cuda, which returns its two numbers in host memory
- * and so waits for them.  Tests compare each launcher with its reference
+ * string and returned as WEST_ERR_CUDA.  The exceptions are the launchers
+ * that return numbers in host memory and so wait for them:
+ * west_divergence_norms_cuda, west_pot_rhs_cuda and west_pot_dot_cuda.  Tests compare each launcher with its reference
  * element by element.
  *
  * Arithmetic: the CPU references are built with -ffp-contract=off and the
@@ -193,10 +193,12 @@ struct west_plevel {
 	float *e, *b;               /* 2 * ncol: correction (m^2/s), right-hand side */
 };
 
-/* b = vol D(u) on level 0's open cells (code != 0), 0 elsewhere. */
+/* b = vol D(u) on level 0's open cells (code != 0), 0 elsewhere, and in
+ * the same pass the divergence norms of u as west_divergence_norms_cpu
+ * gives them (norms: host memory; the CUDA launcher waits for them). */
 enum west_status west_pot_rhs_cpu(const struct west_kgrid *g,
 				  const struct west_plevel *l0, const float *u,
-				  const float *v, const float *w);
+				  const float *v, const float *w, double *norms);
 
 /* u += alpha T grad x on every face (x a level-0 vector, 0 beyond open
  * boundaries; closed faces stay): x-face U += alpha rdx (x_c - x_west),

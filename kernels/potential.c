@@ -17,21 +17,6 @@
 #define PAR_CELLS 32768
 #define PAR(l) ((l)->nx * (l)->ny * (l)->nz >= PAR_CELLS)
 
-enum west_status west_pot_rhs_cpu(const struct west_kgrid *g,
-				  const struct west_plevel *l0, const float *u,
-				  const float *v, const float *w)
-{
-	const struct west_sor o = west_sor_init(g, 1.0f, 1.0f);
-	long rows = (long)(g->ny * g->nz);
-
-	#pragma omp parallel for schedule(static)
-	for (long r = 0; r < rows; r++)
-		for (size_t i = 0; i < g->nx; i++)
-			west_prhs_at(g, l0, &o, u, v, w, i, (size_t)r % g->ny,
-				     (size_t)r / g->ny);
-	return WEST_OK;
-}
-
 enum west_status west_pot_apply_cpu(const struct west_kgrid *g,
 				    const struct west_plevel *l0, float eta,
 				    float alpha, const float *x, float *u,

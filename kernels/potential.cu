@@ -37,26 +37,6 @@ static __device__ __forceinline__ int colour_cell(const struct west_plevel &l, i
 	return 2 * *t + ((*j + *k + (size_t)c) & 1) < l.nx && *j < l.ny;
 }
 
-static __global__ void rhs_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
-			     const float *u, const float *v, const float *w)
-{
-	size_t i, j, k;
-	west_tid3(&i, &j, &k);
-	if (i < g.nx && j < g.ny)
-		west_prhs_at(&g, &l0, &o, u, v, w, i, j, k);
-}
-
-extern "C" enum west_status west_pot_rhs_cuda(const struct west_kgrid *g,
-					      const struct west_plevel *l0,
-					      const float *u, const float *v,
-					      const float *w)
-{
-	rhs_k<<<west_grid3(g->nx, g->ny, g->nz), west_block3()>>>(
-		*g, *l0, west_sor_init(g, 1.0f, 1.0f), u, v, w);
-	WEST_CUDA_LOG(cudaGetLastError());
-	return WEST_OK;
-}
-
 static __global__ void apply_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
 			       float alpha, const float *x, float *u, float *v, float *w)
 {

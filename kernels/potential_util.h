@@ -156,16 +156,29 @@ WEST_HD void west_pprolong_at(const struct west_plevel *c, const struct west_ple
 {
 	size_t s = west_pslot(f, i, j, k);
 	if (west_popen(f, s))
-		f->e[s] += c->e[west_pslot(c, i / f->fx, j / f->fy, k / f->fz)];
+		f->e[s] += c->e[west_pslot(c, i >> (f->fx >> 1), j >> (f->fy >> 1),
+					     k >> (f->fz >> 1))];   /* i / fx, fx 1 or 2 */
 }
 
-/* Level 0's right-hand side at cell (i, j, k): vol D on open cells. */
-WEST_HD void west_prhs_at(const struct west_kgrid *g, const struct west_plevel *l0,
-			  const struct west_sor *o, const float *u, const float *v,
-			  const float *w, size_t i, size_t j, size_t k)
+/*
+ * Cell (i, j, k) of the divergence norms: *fluid = whether it is fluid
+ * (counted), and its divergence D as the sweeps compute it; with l0 (not
+ * NULL) also level 0's right-hand side there, b = vol D on open cells and
+ * 0 elsewhere.  Without l0, land cells are not computed (D = 0).
+ */
+WEST_HD float west_pdiv_at(const struct west_kgrid *g, const struct west_plevel *l0,
+			   const struct west_sor *o, const float *u, const float *v,
+			   const float *w, size_t i, size_t j, size_t k, int *fluid)
 {
-	size_t s = west_pslot(l0, i, j, k);
-	l0->b[s] = l0->code[s] ? l0->vol[k] * west_cell_div(g, o, u, v, w, i, j, k) : 0.0f;
+	*fluid = !g->land[west_kc(g->nx, g->ny, i, j, k)];
+	if (!l0 && !*fluid)
+		return 0.0f;
+	float d = west_cell_div(g, o, u, v, w, i, j, k);
+	if (l0) {
+		size_t s = west_pslot(l0, i, j, k);
+		l0->b[s] = l0->code[s] ? l0->vol[k] * d : 0.0f;
+	}
+	return d;
 }
 
 /*

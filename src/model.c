@@ -151,19 +151,24 @@ static enum west_status step_done(struct run *x, int step)
 	return WEST_OK;
 }
 
-/* Both convergence measures of the current field into c. */
-static enum west_status measure(struct run *x, struct west_convergence *c)
+/* Both convergence measures from the norms n (max |D|, sum D^2) into c. */
+static void convergence(struct run *x, struct west_convergence *c, const double n[2])
 {
-	double n[2];
-	enum west_status st = x->ops->norms(&x->wk->kg, x->wk->u, x->wk->v, x->wk->w, n);
-	if (st)
-		return st;
 	c->max_div = n[0];
 	c->rel_max = x->r->u_ref > 0 ? n[0] * x->r->h / x->r->u_ref : 0.0;
 	c->rel_l2 = x->l2_start > 0 ? sqrt(n[1]) / x->l2_start : 0.0;
 	if (x->l2_start < 0)   /* the first measure defines the start */
 		x->l2_start = sqrt(n[1]), c->rel_l2 = n[1] > 0 ? 1.0 : 0.0;
-	return WEST_OK;
+}
+
+/* Both convergence measures of the current field into c. */
+static enum west_status measure(struct run *x, struct west_convergence *c)
+{
+	double n[2];
+	enum west_status st = x->ops->norms(&x->wk->kg, x->wk->u, x->wk->v, x->wk->w, n);
+	if (!st)
+		convergence(x, c, n);
+	return st;
 }
 
 static int converged(const struct run *x, const struct west_convergence *c)
@@ -185,6 +190,26 @@ static enum west_status check(struct run *x)
 	enum west_status st = measure(x, &x->r->end);
 	x->r->converged = !st && converged(x, &x->r->end);
 	return st;
+}
+
+/*
+ * The potential solvers' right-hand side from the field (level 0's b) and,
+ * from the same pass, the convergence test: the start (first) or the end.
+ */
+static enum west_status rhs_check(struct run *x, int first)
+{
+	struct west_work *wk = x->wk;
+	struct west_convergence *c = first ? &x->r->start : &x->r->end;
+	double n[2];
+	enum west_status st = x->ops->pot_rhs(&wk->kg, &wk->mg->lv[0], wk->u, wk->v,
+					      wk->w, n);
+	if (st)
+		return st;
+	convergence(x, c, n);
+	if (first)
+		x->r->end = x->r->start;
+	x->r->converged = converged(x, c);
+	return WEST_OK;
 }
 
 /* Step 8, sor: velocity-form red-black iterations. */
@@ -213,13 +238,12 @@ static enum west_status sor_potential(struct run *x, const struct west_solve_opt
 	const struct west_kernel_ops *k = x->ops;
 	struct west_work *wk = x->wk;
 	const struct west_plevel *l0 = &wk->mg->lv[0];
-	enum west_status st = minimize_start(x);
+	enum west_status st = rhs_check(x, 1);
 
 	for (long it = 0; !st && !x->r->converged && it < o->iterations;) {
 		long n = o->iterations - it < o->check_interval ?
 			 o->iterations - it : o->check_interval;
-		if ((st = k->pot_rhs(&wk->kg, l0, wk->u, wk->v, wk->w)) ||
-		    (st = k->pot_zero(2 * l0->ncol, l0->e)))
+		if ((st = k->pot_zero(2 * l0->ncol, l0->e)))
 			break;
 		for (long m = 0; m < n && !st; m++)
 			for (int colour = 0; colour < 2 && !st; colour++)
@@ -229,7 +253,7 @@ static enum west_status sor_potential(struct run *x, const struct west_solve_opt
 			break;
 		it += n;
 		x->r->iterations = it;
-		st = check(x);
+		st = rhs_check(x, 0);
 	}
 	return st;
 }
@@ -271,7 +295,8 @@ static enum west_status vcycle(const struct west_kernel_ops *k, const struct wes
 /*
  * Step 8, multigrid: preconditioned conjugate gradients on A e = V D,
  * where the residual r (level 0's b) is recomputed from the field each
- * iteration and each step alpha p is applied to the field at once:
+ * iteration, in the pass of the convergence test, and each step alpha p
+ * is applied to the field at once:
  * z = V-cycle(r), beta = (r.z) / (r.z)_previous, p = z + beta p, q = A p,
  * alpha = (r.z) / (p.q), u += alpha T grad p.
  */
@@ -283,11 +308,10 @@ static enum west_status multigrid(struct run *x, const struct west_solve_opts *o
 	const struct west_plevel *l0 = &mg->lv[0];
 	size_t n = 2 * l0->ncol;
 	double rz, rz_old = 0.0, pq;
-	enum west_status st = minimize_start(x);
+	enum west_status st = rhs_check(x, 1);
 
 	for (long it = 1; !st && !x->r->converged && it <= o->cycles; it++) {
-		if ((st = k->pot_rhs(&wk->kg, l0, wk->u, wk->v, wk->w)) ||
-		    (st = vcycle(k, mg, 0)) || (st = k->pot_dot(n, l0->b, l0->e, &rz)))
+		if ((st = vcycle(k, mg, 0)) || (st = k->pot_dot(n, l0->b, l0->e, &rz)))
 			break;
 		if (rz <= 0.0)   /* r = 0: nothing left to move */
 			break;
@@ -303,7 +327,7 @@ static enum west_status multigrid(struct run *x, const struct west_solve_opts *o
 			break;
 		rz_old = rz;
 		x->r->iterations = it;
-		st = check(x);
+		st = rhs_check(x, 0);
 	}
 	return st;
 }

@@ -1094,15 +1094,20 @@ Test(kernels, apply_and_rhs)
 	f0 = random_faces(&g, 71);
 	f1 = random_faces(&g, 71);
 	fill(l, l->b, 72, 1e6, 0);   /* every cell is written */
-	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f0.u, f0.v, f0.w), WEST_OK);
+	double rn[2], nn[2];
+	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f0.u, f0.v, f0.w, rn), WEST_OK);
 	expect_rhs(&g, l, &f0);
+	/* its norms are those of the norms kernel */
+	cr_assert_eq(west_divergence_norms_cpu(&kg, f0.u, f0.v, f0.w, nn), WEST_OK);
+	cr_expect_eq(rn[0], nn[0], "max |D| %.17g vs %.17g", rn[0], nn[0]);
+	cr_expect_leq(fabs(rn[1] - nn[1]), 1e-12 * nn[1], "sum D^2 %.17g vs %.17g", rn[1], nn[1]);
 	b0 = dup(l->b, 2 * l->ncol);
 	x = vec(l);
 	fill(l, x, 73, 40.0, 0);
 	cr_assert_eq(west_pot_apply_cpu(&kg, l, (float)eta, (float)alpha, x, f1.u, f1.v, f1.w),
 		     WEST_OK);
 	expect_applied(&g, l, eta, alpha, x, &f0, &f1);
-	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f1.u, f1.v, f1.w), WEST_OK);
+	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f1.u, f1.v, f1.w, rn), WEST_OK);
 	FOR_CELLS(l, i, j, k) {
 		size_t s = slot(l, i, j, k);
 		struct arow r = arow(l, x, i, j, k);

@@ -422,9 +422,18 @@ static void check_rhs(struct pcase *c)
 	float *dv = dev_upload(f.v, c->nyf * sizeof(float));
 	float *dw = dev_upload(f.w, c->nzf * sizeof(float));
 
-	cr_assert_eq(west_pot_rhs_cpu(&c->kg, &c->h.lv[0], f.u, f.v, f.w), WEST_OK);
-	launched("pot_rhs", west_pot_rhs_cuda(&c->dkg, &c->d.lv[0], du, dv, dw));
+	double hn[2], dn[2], plain[2];
+	cr_assert_eq(west_pot_rhs_cpu(&c->kg, &c->h.lv[0], f.u, f.v, f.w, hn), WEST_OK);
+	launched("pot_rhs", west_pot_rhs_cuda(&c->dkg, &c->d.lv[0], du, dv, dw, dn));
 	expect_same_block(c, "pot_rhs");
+	/* the norms of the same pass: the max exact, the sum to rounding, and
+	 * both those of west_divergence_norms_cuda */
+	launched("norms", west_divergence_norms_cuda(&c->dkg, du, dv, dw, plain));
+	cr_expect_eq(dn[0], hn[0], "max |D|: GPU %.17g, CPU %.17g", dn[0], hn[0]);
+	cr_expect_leq(fabs(dn[1] - hn[1]), 1e-12 * hn[1], "sum D^2: GPU %.17g, CPU %.17g",
+		      dn[1], hn[1]);
+	cr_expect_eq(dn[0], plain[0]);
+	cr_expect_eq(dn[1], plain[1], "the rhs pass and the norms kernel sum alike");
 	faces_free(&f);
 }
 
