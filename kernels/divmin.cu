@@ -25,6 +25,8 @@
  * device memory: no allocation per check, one caller at a time (the
  * backend's compute thread).
  */
+#include <string.h>
+
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
 #include "potential_util.h"
@@ -157,7 +159,8 @@ extern "C" enum west_status west_divergence_norms_cuda(const struct west_kgrid *
 						       const float *u, const float *v,
 						       const float *w, double *norms)
 {
-	const struct west_plevel none = { 0 };
+	struct west_plevel none;
+	memset(&none, 0, sizeof none);
 	return norms_rhs(g, &none, 0, u, v, w, norms);
 }
 
