@@ -142,23 +142,30 @@ static enum west_status fill_level0(const struct west_plevel *l, const struct ge
 			kf[6 * k + f] = (float)c[f];
 		vol[k] = (float)(a->dx * a->dy * dz);
 	}
-	for (size_t k = 0; k < a->nz; k++)
-		for (size_t j = 0; j < ny; j++)
-			for (size_t i = 0; i < nx; i++) {
-				size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
-				size_t zb = west_kc(nx, ny, i, j, k);
-				float t[6] = { g->tx[xw], g->tx[xw + 1], g->ty[ys],
-					       g->ty[ys + nx], g->tz[zb], g->tz[zb + nx * ny] };
-				unsigned bits = 0;
-				for (int f = 0; f < 6; f++) {
-					if (t[f] != 0.0f && t[f] != 1.0f)
-						return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-								 "multigrid: transparency %g at cell (%zu, %zu, %zu): the potential solvers take 0 or 1 only",
-								 (double)t[f], i, j, k);
-					bits |= (t[f] != 0.0f) << f;
-				}
-				code[west_pslot(l, i, j, k)] = (unsigned char)bits;
+	long bad = -1;   /* a cell with a fractional transparency */
+	#pragma omp parallel for schedule(static) reduction(max:bad)
+	for (long r = 0; r < (long)(ny * a->nz); r++) {
+		size_t j = (size_t)r % ny, k = (size_t)r / ny;
+		for (size_t i = 0; i < nx; i++) {
+			size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
+			size_t zb = west_kc(nx, ny, i, j, k);
+			float t[6] = { g->tx[xw], g->tx[xw + 1], g->ty[ys],
+				       g->ty[ys + nx], g->tz[zb], g->tz[zb + nx * ny] };
+			unsigned bits = 0;
+			for (int f = 0; f < 6; f++) {
+				if (t[f] != 0.0f && t[f] != 1.0f && bad < 0)
+					bad = (long)zb;
+				bits |= (t[f] != 0.0f) << f;
 			}
+			code[west_pslot(l, i, j, k)] = (unsigned char)bits;
+		}
+	}
+	if (bad >= 0) {
+		size_t i = (size_t)bad % nx, j = (size_t)bad / nx % ny, k = (size_t)bad / nx / ny;
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "multigrid: a fractional transparency at cell (%zu, %zu, %zu): the potential solvers take 0 or 1 only",
+				 i, j, k);
+	}
 	return WEST_OK;
 }
 
@@ -198,14 +205,17 @@ static void fill_coarse(const struct west_plevel *fl, const struct geom *a,
 			const struct west_plevel *cl, const struct geom *c)
 {
 	float *g = (float *)cl->g;
-	for (size_t K = 0; K < c->nz; K++)
-		for (size_t J = 0; J < c->ny; J++)
-			for (size_t I = 0; I < c->nx; I++) {
-				size_t s = west_pslot(cl, I, J, K);
-				for (int f = 0; f < 6; f++)
-					g[(size_t)f * 2 * cl->ncol + s] =
-						(float)coarse_face(fl, a, c, I, J, K, f);
-			}
+
+	#pragma omp parallel for schedule(static)
+	for (long r = 0; r < (long)(c->ny * c->nz); r++) {
+		size_t J = (size_t)r % c->ny, K = (size_t)r / c->ny;
+		for (size_t I = 0; I < c->nx; I++) {
+			size_t s = west_pslot(cl, I, J, K);
+			for (int f = 0; f < 6; f++)
+				g[(size_t)f * 2 * cl->ncol + s] =
+					(float)coarse_face(fl, a, c, I, J, K, f);
+		}
+	}
 }
 
 /* -------------------------------------------------------------- build */
