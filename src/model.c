@@ -313,14 +313,14 @@ static enum west_status multigrid(struct run *x, const struct west_solve_opts *o
 	for (long it = 1; !st && !x->r->converged && it <= o->cycles; it++) {
 		if ((st = vcycle(k, mg, 0)) || (st = k->pot_dot(n, l0->b, l0->e, &rz)))
 			break;
-		if (rz <= 0.0)   /* r = 0: nothing left to move */
+		if (!(rz > 0.0))   /* r = 0, nothing left to move (or not a number) */
 			break;
 		if ((it == 1 && (st = k->pot_zero(n, mg->p))) ||
 		    (st = k->pot_xpby(n, l0->e, it == 1 ? 0.0f : (float)(rz / rz_old), mg->p)) ||
 		    (st = k->pot_matvec(l0, mg->p, mg->q)) ||
 		    (st = k->pot_dot(n, mg->p, mg->q, &pq)))
 			break;
-		if (pq <= 0.0)
+		if (!(pq > 0.0))   /* A is positive definite: only rounding or NaN */
 			break;
 		if ((st = k->pot_apply(&wk->kg, l0, (float)o->eta, (float)(rz / pq), mg->p,
 				       wk->u, wk->v, wk->w)))
