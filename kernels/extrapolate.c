@@ -1,6 +1,7 @@
 /*
- * extrapolate.c: CPU reference of WEST step 2, vertical extrapolation of
- * each station's speed to every level by the power law (kernels.h).
+ * extrapolate.c: CPU reference of WEST step 2, vertical extrapolation: the
+ * power-law exponent of each station's profile (kernels.h); step 5
+ * evaluates the profile at each face's height above its own ground.
  */
 #include <math.h>
 
@@ -9,11 +10,9 @@
 enum west_status west_extrapolate_cpu(const struct west_kgrid *g, size_t ns,
 				      const struct west_kstation *st,
 				      const unsigned char *cls, const float *pexp,
-				      float *spd)
+				      float *pst)
 {
-	size_t nz = g->nz;
 	for (size_t s = 0; s < ns; s++)
-		for (size_t k = 0; k < nz; k++)
-			spd[s * nz + k] = west_extrapolate_at(g, &st[s], cls, pexp, k);
+		pst[s] = west_extrapolate_at(g, &st[s], cls, pexp);
 	return WEST_OK;
 }

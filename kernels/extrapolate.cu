@@ -1,7 +1,7 @@
 /*
- * extrapolate.cu: WEST step 2 on the GPU, one thread per station and level;
- * must match kernels/extrapolate.c (west_extrapolate_cpu): both call
- * west_extrapolate_at (kernel_util.h); powf differs by a few ulp.
+ * extrapolate.cu: WEST step 2 on the GPU, one thread per station; must
+ * match kernels/extrapolate.c (west_extrapolate_cpu) exactly: both call
+ * west_extrapolate_at (kernel_util.h).
  */
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
@@ -10,19 +10,19 @@
 static __global__ void extrapolate_kernel(struct west_kgrid g, size_t ns,
 					  const struct west_kstation *st,
 					  const unsigned char *cls,
-					  const float *pexp, float *spd)
+					  const float *pexp, float *pst)
 {
-	size_t e = west_tid1();
-	if (e < ns * g.nz)
-		spd[e] = west_extrapolate_at(&g, &st[e / g.nz], cls, pexp, e % g.nz);
+	size_t s = west_tid1();
+	if (s < ns)
+		pst[s] = west_extrapolate_at(&g, &st[s], cls, pexp);
 }
 
 extern "C" enum west_status west_extrapolate_cuda(const struct west_kgrid *g, size_t ns,
 						  const struct west_kstation *st,
 						  const unsigned char *cls,
-						  const float *pexp, float *spd)
+						  const float *pexp, float *pst)
 {
-	extrapolate_kernel<<<west_grid1(ns * g->nz), WEST_B1>>>(*g, ns, st, cls, pexp, spd);
+	extrapolate_kernel<<<west_grid1(ns), WEST_B1>>>(*g, ns, st, cls, pexp, pst);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }

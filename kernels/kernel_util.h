@@ -47,38 +47,38 @@ WEST_HD int west_kland(const unsigned char *land, size_t nx, size_t ny,
 	return land[west_kc(nx, ny, (size_t)i, (size_t)j, (size_t)k)];
 }
 
+/* 2, 5. Station s's profile at height h above the ground (m): the power
+ * law from its measurement height, h floored at WEST_H_MIN and held above
+ * its mixing height. */
+WEST_HD float west_profile_factor(const struct west_kstation *s, float p, float h)
+{
+	h = fminf(fmaxf(h, WEST_H_MIN), s->mix);
+	return powf(h / s->height, p);
+}
+
 /*
- * Inverse-distance-squared weights of the stations at point (x, y): returns
- * the index of a station within 1 mm of the point (then use its value
- * alone), or -1 after the caller has the sum over s of val[s] * w_s in
- * *num and of w_s in *den.  val[s * stride] is station s's value.
+ * Inverse-distance-squared mean at (x, y) of the stations' values val[s]:
+ * sum_s w_s v_s / sum_s w_s with w_s = 1 / d_s^2, or v_s alone for a
+ * station within 1 mm of the point.  v_s = val[s], or with pst (profile
+ * exponents) val[s] carried to height h above the ground by station s's
+ * profile.
  */
-WEST_HD long west_idw(size_t ns, const struct west_kstation *st, float x,
-		      float y, const float *val, size_t stride, float *num,
-		      float *den)
+WEST_HD float west_idw_value(size_t ns, const struct west_kstation *st,
+			     float x, float y, const float *val,
+			     const float *pst, float h)
 {
 	float a = 0.0f, b = 0.0f;
 	for (size_t s = 0; s < ns; s++) {
 		float ddx = x - st[s].x, ddy = y - st[s].y;
 		float d2 = ddx * ddx + ddy * ddy;
+		float v = pst ? val[s] * west_profile_factor(&st[s], pst[s], h) : val[s];
 		if (d2 < WEST_IDW_AT)
-			return (long)s;
+			return v;
 		float wgt = 1.0f / d2;
-		a += wgt * val[s * stride];
+		a += wgt * v;
 		b += wgt;
 	}
-	*num = a;
-	*den = b;
-	return -1;
-}
-
-/* The IDW value at (x, y) (see west_idw). */
-WEST_HD float west_idw_value(size_t ns, const struct west_kstation *st,
-			     float x, float y, const float *val, size_t stride)
-{
-	float num, den;
-	long at = west_idw(ns, st, x, y, val, stride, &num, &den);
-	return at >= 0 ? val[(size_t)at * stride] : num / den;
+	return a / b;
 }
 
 /* ---------------------------------------------------- per-element bodies */
@@ -89,49 +89,63 @@ WEST_HD unsigned char west_stability_at(const struct west_kgrid *g, size_t ns,
 					const float *stab, size_t i, size_t j)
 {
 	float x = ((float)i + 0.5f) * g->dx, y = ((float)j + 0.5f) * g->dy;
-	float c = west_idw_value(ns, st, x, y, stab, 1);
+	float c = west_idw_value(ns, st, x, y, stab, NULL, 0.0f);
 	return (unsigned char)floorf(c + 0.5f);
 }
 
-/* 2. Station s's speed at level k, with p the exponent of its column. */
+/* 2. The exponent of station s's profile: that of its column's class. */
 WEST_HD float west_extrapolate_at(const struct west_kgrid *g,
 				  const struct west_kstation *s,
-				  const unsigned char *cls, const float *pexp,
-				  size_t k)
+				  const unsigned char *cls, const float *pexp)
 {
 	/* the class of the column holding the station (clamped to the grid) */
 	long i = (long)floorf(s->x / g->dx), j = (long)floorf(s->y / g->dy);
 	i = i < 0 ? 0 : i >= (long)g->nx ? (long)g->nx - 1 : i;
 	j = j < 0 ? 0 : j >= (long)g->ny ? (long)g->ny - 1 : j;
-	float p = pexp[cls[(size_t)j * g->nx + (size_t)i]];
-	float h = fmaxf(g->zc[k] - s->ground, WEST_H_MIN);
-	return s->speed * powf(h / s->height, p);
+	return pexp[cls[(size_t)j * g->nx + (size_t)i]];
 }
 
-/* 3. Components of a wind of speed spd from `direction` degrees. */
+/* 3. Components of station s's wind at its measurement height. */
 #define WEST_DEG2RAD 0.017453292519943295f
-WEST_HD void west_initialize_at(const struct west_kstation *s, float spd,
-				float *us, float *vs)
+WEST_HD void west_initialize_at(const struct west_kstation *s, float *us,
+				float *vs)
 {
 	float th = s->direction * WEST_DEG2RAD;
-	*us = -spd * sinf(th);
-	*vs = -spd * cosf(th);
+	*us = -s->speed * sinf(th);
+	*vs = -s->speed * cosf(th);
 }
 
-/* 5. u on x-face (i, j, k) and v on y-face (i, j, k): IDW at the face. */
+/* 5. The ground (m above the base) under the face between columns c0 and
+ * c1 of one row or column, n columns long; c0 < 0 or c1 == n at the edges. */
+WEST_HD float west_face_ground(const float *ground, long c0, long c1, long n,
+			       size_t stride, size_t base)
+{
+	if (c0 < 0)
+		return ground[base + (size_t)c1 * stride];
+	if (c1 >= n)
+		return ground[base + (size_t)c0 * stride];
+	return 0.5f * (ground[base + (size_t)c0 * stride] +
+		       ground[base + (size_t)c1 * stride]);
+}
+
+/* 5. u on x-face (i, j, k) and v on y-face (i, j, k). */
 WEST_HD float west_interp_u_at(const struct west_kgrid *g, size_t ns,
-			       const struct west_kstation *st, const float *us,
-			       size_t i, size_t j, size_t k)
+			       const struct west_kstation *st, const float *pst,
+			       const float *us, size_t i, size_t j, size_t k)
 {
 	float x = (float)i * g->dx, y = ((float)j + 0.5f) * g->dy;
-	return west_idw_value(ns, st, x, y, us + k, g->nz);
+	float gr = west_face_ground(g->ground, (long)i - 1, (long)i, (long)g->nx,
+				    1, j * g->nx);
+	return west_idw_value(ns, st, x, y, us, pst, g->zc[k] - gr);
 }
 WEST_HD float west_interp_v_at(const struct west_kgrid *g, size_t ns,
-			       const struct west_kstation *st, const float *vs,
-			       size_t i, size_t j, size_t k)
+			       const struct west_kstation *st, const float *pst,
+			       const float *vs, size_t i, size_t j, size_t k)
 {
 	float x = ((float)i + 0.5f) * g->dx, y = (float)j * g->dy;
-	return west_idw_value(ns, st, x, y, vs + k, g->nz);
+	float gr = west_face_ground(g->ground, (long)j - 1, (long)j, (long)g->ny,
+				    g->nx, i);
+	return west_idw_value(ns, st, x, y, vs, pst, g->zc[k] - gr);
 }
 
 /* 6, 7. Whether x-, y- or z-face (i, j, k) touches land (the ground

@@ -52,6 +52,8 @@ struct west_kgrid {
 	const float *rdzf;         /* nz + 1: 1 / distance between the centres
 				      either side of z-face k; the top face
 				      counts a mirrored ghost cell (1/m) */
+	const float *ground;       /* nx * ny: each column's ground height above
+				      the base (m), j * nx + i */
 	const unsigned char *land; /* nx * ny * nz, 1 = land */
 	const float *tx, *ty, *tz; /* face transparencies in [0, 1] */
 };
@@ -62,6 +64,9 @@ struct west_kstation {
 	float ground;      /* station's ground height above the grid base (m) */
 	float speed;       /* m/s */
 	float direction;   /* degrees from, clockwise from north */
+	float mix;         /* height above ground (m) up to which the power law
+			      carries the speed; above it the speed holds
+			      (docs/model.md, step 2); >= height */
 };
 
 /* Red-black ordering of the sweep (DESIGN.md section 3). */
@@ -78,25 +83,26 @@ enum west_status west_stability_cpu(const struct west_kgrid *g, size_t ns,
 				    const float *stab, unsigned char *cls);
 
 /*
- * 2. extrapolate: spd[s*nz+k] = speed_s * (h / height_s)^p, where
- * h = max(zc[k] - ground_s, WEST_H_MIN) is the level centre's height above
- * the station's ground and p = pexp[class of the station's column], the
- * column class from step 1 (pexp: 6 exponents, A..F).
+ * 2. extrapolate: pst[s] = pexp[class of station s's column], the
+ * power-law exponent of its profile (pexp: 6 exponents, A..F; the column
+ * class from step 1).  The profile itself, west_profile_factor
+ * (kernel_util.h), is evaluated by step 5 at each face's own height above
+ * its ground: S_s(h) = speed_s (min(max(h, WEST_H_MIN), mix_s) / height_s)^p.
  */
 #define WEST_H_MIN 1.0f
 enum west_status west_extrapolate_cpu(const struct west_kgrid *g, size_t ns,
 				      const struct west_kstation *st,
 				      const unsigned char *cls, const float *pexp,
-				      float *spd);
+				      float *pst);
 
 /*
- * 3. initialize: us, vs[s*nz+k] = -spd sin(dir), -spd cos(dir) (dir in
- * radians from the station's degrees), and w = 0 on every z-face.
+ * 3. initialize: us[s], vs[s] = -speed sin(dir), -speed cos(dir), station
+ * s's components at its measurement height (dir in radians from the
+ * station's degrees), and w = 0 on every z-face.
  */
 enum west_status west_initialize_cpu(const struct west_kgrid *g, size_t ns,
 				     const struct west_kstation *st,
-				     const float *spd, float *us, float *vs,
-				     float *w);
+				     float *us, float *vs, float *w);
 
 /*
  * 4. land: land[c] = 1 when the altitude of level k's centre, zcalt[k],
@@ -108,14 +114,17 @@ enum west_status west_land_cpu(size_t nx, size_t ny, size_t nz,
 			       unsigned char *land);
 
 /*
- * 5. interpolate: per level k, u on each x-face and v on each y-face is the
- * inverse-distance-squared mean of the stations' us/vs at level k, taken
- * at the face centre (a station within 1 mm of it gives its own value).
+ * 5. interpolate: u on each x-face and v on each y-face is the
+ * inverse-distance-squared mean, taken at the face centre, of the
+ * stations' components carried by their profiles (step 2) to the face's
+ * own height above ground, zc[k] minus the mean ground of the one or two
+ * columns the face borders: sum_s w_s us[s] f_s(h) / sum_s w_s (a station
+ * within 1 mm of the face centre gives its own value).
  */
 enum west_status west_interpolate_cpu(const struct west_kgrid *g, size_t ns,
 				      const struct west_kstation *st,
-				      const float *us, const float *vs,
-				      float *u, float *v);
+				      const float *pst, const float *us,
+				      const float *vs, float *u, float *v);
 
 /* 6. speed zero: 0 on every face touching a land cell, and w on the ground. */
 enum west_status west_speed_zero_cpu(const struct west_kgrid *g, float *u,

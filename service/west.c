@@ -239,6 +239,8 @@ static void print_table(const char *terrain, const struct west_grid *g,
 	       g->base, g->base + g->zf[g->nz]);
 	printf("land     %zu cells (%.2f %%)\n", g->land_cells,
 	       100.0 * (double)g->land_cells / (double)cells);
+	printf("ground   the lowest resolved level is at most %.1f m above the ground\n",
+	       g->lowest_agl_max);
 	printf("backend  %s: %s (%s)\n", s->be->name, s->device, s->note);
 	printf("memory   %.2f MiB host, %.2f MiB device (%.1f B per cell)\n",
 	       (double)west_grid_bytes(g) / 1048576.0, (double)s->device_bytes / 1048576.0,
@@ -261,6 +263,7 @@ static void print_json(const char *terrain, const struct west_grid *g,
 	json_object_set_new(j, "z_top", json_real(g->base + g->zf[g->nz]));
 	json_object_set_new(j, "terrain_min", json_real(g->terrain_min));
 	json_object_set_new(j, "terrain_max", json_real(g->terrain_max));
+	json_object_set_new(j, "lowest_level_agl_max", json_real(g->lowest_agl_max));
 	char *text = json_dumps(j, JSON_COMPACT);
 	puts(text);
 	free(text);

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -76,15 +77,16 @@ static enum west_status cpu_hierarchy(struct cpu_state *s, const struct west_sol
 }
 
 static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
-				const struct west_solve_opts *o,
+				const struct west_solve_opts *opts,
 				struct west_field *f, west_progress_fn progress,
 				void *ctx, char *err, size_t errlen)
 {
 	struct cpu_state *s = state;
 	const struct west_grid *g = s->grid;
-	size_t ns = obs->n, nz = g ? g->nz : 0;
+	size_t ns = obs->n;
+	struct west_solve_opts ro = *opts, *o = &ro;
 	struct west_kstation *st = malloc(ns * sizeof *st);
-	float *stab = malloc(ns * sizeof *stab), *prof = malloc(3 * ns * nz * sizeof *prof);
+	float *stab = malloc(ns * sizeof *stab), *prof = malloc(3 * ns * sizeof *prof);
 	enum west_status rc;
 
 	if (!g || f->nx != g->nx || f->ny != g->ny || f->nz != g->nz)
@@ -94,22 +96,24 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 		rc = west_fail(err, errlen, WEST_ERR_INVALID, "cpu backend: no observations");
 	else if (!st || !stab || !prof)
 		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
-	else if (!(rc = cpu_hierarchy(s, o, err, errlen))) {
+	else if (ro.eta = west_model_eta(opts, obs),
+		 !(rc = cpu_hierarchy(s, o, err, errlen))) {
 		struct west_work wk = {
 			.ns = ns, .st = st, .stab = stab,
 			.pexp = west_power_exponents(o->land_use),
-			.spd = prof, .us = prof + ns * nz, .vs = prof + 2 * ns * nz,
+			.pst = prof, .us = prof + ns, .vs = prof + 2 * ns,
 			.cls = f->stability, .u = f->u, .v = f->v, .w = f->w,
 			.mg = s->mg.nlevels ? &s->mg : NULL,
 			.land_seconds = g->land_seconds,
 			.transparency_seconds = g->transparency_seconds,
 		};
 		west_kgrid_init(&wk.kg, g, &s->levels);
-		west_model_stations(g, obs, st, stab);
+		west_model_stations(g, obs, o->land_use, st, stab);
 		rc = west_model_solve(&west_kernels_cpu, &wk, g, o,
 				      west_obs_max_speed(obs), &f->report,
 				      progress, ctx, err, errlen);
 		f->valid_time = obs->valid_time;
+		memcpy(f->power_exponent, wk.pexp, sizeof f->power_exponent);
 	}
 	free(st);
 	free(stab);

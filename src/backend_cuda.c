@@ -10,7 +10,8 @@
  * reports), and allocates the field's faces and the column classes; all of
  * it stays until the next upload or free.  Device bytes per cell: u, v, w,
  * TX, TY, TZ (4 B each, a face per cell plus one boundary face per row,
- * column or level) and the land mask (1 B): 25 B, plus 5 B per column.
+ * column or level) and the land mask (1 B): 25 B, plus 9 B per column
+ * (altitude, ground height above the base, class).
  *
  * The potential solvers' hierarchy (multigrid.h) is built on the host by
  * the first run that needs it and copied up in one block; the field stays
@@ -54,7 +55,7 @@ struct cuda_state {
 	const struct west_grid *grid;
 	struct west_kgrid kg;
 	struct {
-		float *terrain, *zc, *rdz, *rdzf, *tx, *ty, *tz, *u, *v, *w;
+		float *terrain, *ground, *zc, *rdz, *rdzf, *tx, *ty, *tz, *u, *v, *w;
 		double *zcalt;
 		unsigned char *land, *cls;
 	} d;                          /* device arrays of the uploaded grid */
@@ -62,9 +63,9 @@ struct cuda_state {
 	double land_seconds, transparency_seconds;
 	struct west_mg mg;            /* the potential solvers' hierarchy on the
 				         device (mg.base), or nlevels 0 */
-	/* stations: device st | stab | pexp | spd | us | vs, cap of each;
+	/* stations: device st | stab | pexp | pst | us | vs, cap of each;
 	 * the first three staged in pinned host memory */
-	size_t cap, nz_cap, sta_bytes;
+	size_t cap, sta_bytes;
 	char *sta_dev, *sta_host;
 	/* download staging */
 	void *stage[2];
@@ -197,12 +198,12 @@ static void release_stations(struct cuda_state *s)
 {
 	cudaFree(s->sta_dev), cudaFreeHost(s->sta_host);
 	s->sta_dev = s->sta_host = NULL;
-	s->cap = s->nz_cap = s->sta_bytes = 0;
+	s->cap = s->sta_bytes = 0;
 }
 
 static void release(struct cuda_state *s)
 {
-	void *p[] = { s->d.terrain, s->d.zc, s->d.rdz, s->d.rdzf, s->d.tx, s->d.ty,
+	void *p[] = { s->d.terrain, s->d.ground, s->d.zc, s->d.rdz, s->d.rdzf, s->d.tx, s->d.ty,
 		      s->d.tz, s->d.u, s->d.v, s->d.w, s->d.zcalt, s->d.land, s->d.cls };
 	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
 		cudaFree(p[i]);
@@ -257,6 +258,7 @@ static enum west_status alloc_grid(struct cuda_state *s, const struct west_grid 
 	size_t cols = g->nx * g->ny, nz = g->nz, f = sizeof(float);
 	struct { void *p; size_t bytes; const char *what; } a[] = {
 		{ &s->d.terrain, cols * f, "terrain" },
+		{ &s->d.ground, cols * f, "terrain" },
 		{ &s->d.cls, cols, "classes" },
 		{ &s->d.zc, nz * f, "levels" },
 		{ &s->d.rdz, nz * f, "levels" },
@@ -290,6 +292,7 @@ static enum west_status fill_grid(struct cuda_state *s, const struct west_grid *
 		west_grid_level_altitudes(g, zcalt);
 		if ((st = h2d(s->d.terrain, g->terrain, g->nx * g->ny * sizeof(float), err, errlen)) ||
 		    (st = h2d(s->d.zcalt, zcalt, g->nz * sizeof *zcalt, err, errlen)) ||
+		    (st = h2d(s->d.ground, l.ground, g->nx * g->ny * sizeof(float), err, errlen)) ||
 		    (st = h2d(s->d.zc, l.zc, g->nz * sizeof(float), err, errlen)) ||
 		    (st = h2d(s->d.rdz, l.rdz, g->nz * sizeof(float), err, errlen)) ||
 		    (st = h2d(s->d.rdzf, l.rdzf, (g->nz + 1) * sizeof(float), err, errlen)))
@@ -337,7 +340,7 @@ static enum west_status cuda_upload_terrain(void *state, const struct west_grid 
 	s->kg = (struct west_kgrid){
 		.nx = g->nx, .ny = g->ny, .nz = g->nz,
 		.dx = (float)g->dx, .dy = (float)g->dy,
-		.zc = s->d.zc, .rdz = s->d.rdz, .rdzf = s->d.rdzf,
+		.zc = s->d.zc, .rdz = s->d.rdz, .rdzf = s->d.rdzf, .ground = s->d.ground,
 		.land = s->d.land, .tx = s->d.tx, .ty = s->d.ty, .tz = s->d.tz,
 	};
 	s->grid = g;
@@ -376,33 +379,33 @@ static enum west_status cuda_hierarchy(struct cuda_state *s, const struct west_s
 	return st;
 }
 
-/* Offsets in the station buffers: st, stab, pexp, spd, us, vs, end. */
-static void station_layout(size_t cap, size_t nz, size_t off[7])
+/* Offsets in the station buffers: st, stab, pexp, pst, us, vs, end. */
+static void station_layout(size_t cap, size_t off[7])
 {
 	size_t f = sizeof(float);
 	off[0] = 0;
 	off[1] = cap * sizeof(struct west_kstation);
 	off[2] = off[1] + cap * f;
 	off[3] = off[2] + WEST_NSTAB * f;
-	off[4] = off[3] + cap * nz * f;
-	off[5] = off[4] + cap * nz * f;
-	off[6] = off[5] + cap * nz * f;
+	off[4] = off[3] + cap * f;
+	off[5] = off[4] + cap * f;
+	off[6] = off[5] + cap * f;
 }
 
 /* Room for ns stations (grows only past the largest set so far). */
-static enum west_status reserve_stations(struct cuda_state *s, size_t ns, size_t nz,
+static enum west_status reserve_stations(struct cuda_state *s, size_t ns,
 					 char *err, size_t errlen)
 {
 	size_t off[7], cap = s->cap;
-	if (ns <= cap && nz == s->nz_cap)
+	if (ns <= cap)
 		return WEST_OK;
 	while (cap < ns || cap < MIN_STATIONS)
 		cap = cap ? 2 * cap : MIN_STATIONS;
 	release_stations(s);
-	station_layout(cap, nz, off);
+	station_layout(cap, off);
 	WEST_CUDA_TRY(cudaMalloc((void **)&s->sta_dev, off[6]), err, errlen);
 	WEST_CUDA_TRY(cudaMallocHost((void **)&s->sta_host, off[3]), err, errlen);
-	s->cap = cap, s->nz_cap = nz, s->sta_bytes = off[6];
+	s->cap = cap, s->sta_bytes = off[6];
 	return WEST_OK;
 }
 
@@ -412,8 +415,8 @@ static enum west_status upload_stations(struct cuda_state *s, const struct west_
 					struct west_work *wk, char *err, size_t errlen)
 {
 	size_t off[7], ns = obs->n;
-	station_layout(s->cap, s->nz_cap, off);
-	west_model_stations(s->grid, obs, (struct west_kstation *)(s->sta_host + off[0]),
+	station_layout(s->cap, off);
+	west_model_stations(s->grid, obs, o->land_use, (struct west_kstation *)(s->sta_host + off[0]),
 			    (float *)(s->sta_host + off[1]));
 	memcpy(s->sta_host + off[2], west_power_exponents(o->land_use),
 	       WEST_NSTAB * sizeof(float));
@@ -424,7 +427,7 @@ static enum west_status upload_stations(struct cuda_state *s, const struct west_
 	wk->st = (const struct west_kstation *)(s->sta_dev + off[0]);
 	wk->stab = (const float *)(s->sta_dev + off[1]);
 	wk->pexp = (const float *)(s->sta_dev + off[2]);
-	wk->spd = (float *)(s->sta_dev + off[3]);
+	wk->pst = (float *)(s->sta_dev + off[3]);
 	wk->us = (float *)(s->sta_dev + off[4]);
 	wk->vs = (float *)(s->sta_dev + off[5]);
 	return WEST_OK;
@@ -500,13 +503,14 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
 }
 
 static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
-				 const struct west_solve_opts *o,
+				 const struct west_solve_opts *opts,
 				 struct west_field *f, west_progress_fn progress,
 				 void *ctx, char *err, size_t errlen)
 {
 	struct cuda_state *s = state;
 	const struct west_grid *g = s->grid;
 	double t0 = now_seconds();
+	struct west_solve_opts ro = *opts, *o = &ro;
 	enum west_status st;
 
 	if (!g || f->nx != g->nx || f->ny != g->ny || f->nz != g->nz)
@@ -520,14 +524,16 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 		.land_seconds = s->land_seconds,
 		.transparency_seconds = s->transparency_seconds,
 	};
+	ro.eta = west_model_eta(opts, obs);
 	if ((st = cuda_hierarchy(s, o, err, errlen)) ||
-	    (st = reserve_stations(s, obs->n, g->nz, err, errlen)) ||
+	    (st = reserve_stations(s, obs->n, err, errlen)) ||
 	    (st = upload_stations(s, obs, o, &wk, err, errlen)) ||
 	    (st = west_model_solve(&west_kernels_cuda, &wk, g, o, west_obs_max_speed(obs),
 				   &f->report, progress, ctx, err, errlen)) ||
 	    (st = download_field(s, f, err, errlen)))
 		return st;
 	f->valid_time = obs->valid_time;
+	memcpy(f->power_exponent, west_power_exponents(o->land_use), sizeof f->power_exponent);
 	f->report.total_seconds = now_seconds() - t0;
 	return WEST_OK;
 }

@@ -141,8 +141,8 @@ static const struct conf_row rows[] = {
 		"omega", CONF_DOUBLE, FIELD(omega), 0, 1.999, 1, NULL, "1.25", 1,
 		"SOR relaxation factor of divergence minimization" },
 	[WEST_CONF_ETA] = {
-		"eta", CONF_DOUBLE, FIELD(eta), 0, 1e6, 1, NULL, "1", 1,
-		"(alpha1/alpha2)^2: vertical against horizontal adjustment weight" },
+		"eta", CONF_DOUBLE_AUTO, FIELD(eta), 0, 1e6, 1, NULL, "auto", 1,
+		"(alpha1/alpha2)^2: vertical against horizontal adjustment weight (auto = by stability)" },
 	[WEST_CONF_INDEXING] = {
 		"indexing", CONF_ENUM, FIELD(indexing), 0, 0, 0, indexing_words,
 		"compact", 1, "red-black ordering: masked or compact (same field)" },

@@ -98,7 +98,7 @@ struct west_config {
 	long cycles;                        /* multigrid iterations limit */
 	double tolerance;                   /* stop when max|D| h / U_ref <= it */
 	double omega;                       /* SOR relaxation factor, (0, 2) */
-	double eta;                         /* (alpha1 / alpha2)^2 */
+	double eta;                         /* (alpha1 / alpha2)^2; NaN = auto */
 	int indexing;                       /* enum west_indexing */
 	long check_interval;                /* iterations between convergence checks */
 	/* the daemon (westd) */

@@ -68,6 +68,9 @@ struct west_field {
 	size_t nx, ny, nz;
 	float *u, *v, *w;           /* face velocities (m/s) */
 	unsigned char *stability;   /* nx * ny, enum west_stability per column */
+	float power_exponent[6];    /* by class A..F: the power law of step 2,
+				     * which carries the lowest resolved level
+				     * down to the ground (query.h) */
 	long long valid_time;       /* s since 1970-01-01T00:00:00Z */
 	struct west_report report;
 };

@@ -86,6 +86,40 @@ void west_grid_level_altitudes(const struct west_grid *g, double *zcalt)
 		zcalt[k] = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
 }
 
+/* The lowest resolved level where it stands highest above the ground. */
+static void find_lowest_level(struct west_grid *g)
+{
+	g->lowest_agl_max = -1.0;
+	for (size_t j = 0; j < g->ny; j++)
+		for (size_t i = 0; i < g->nx; i++) {
+			size_t k = 0;
+			while (k + 1 < g->nz && g->land[west_grid_cell(g, i, j, k)])
+				k++;
+			double agl = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]) -
+				     (double)g->terrain[j * g->nx + i];
+			if (agl > g->lowest_agl_max) {
+				g->lowest_agl_max = agl;
+				g->lowest_dz_there = g->zf[k + 1] - g->zf[k];
+				g->lowest_i = i, g->lowest_j = j;
+			}
+		}
+}
+
+int west_grid_coarse_on_high_ground(const struct west_grid *g, char *msg, size_t len)
+{
+	double dz0 = g->zf[1] - g->zf[0];
+
+	if (g->lowest_dz_there <= 2.0 * dz0)
+		return 0;
+	snprintf(msg, len, "levels count from the grid base: on high ground (column %zu, %zu, "
+		 "ground %.1f m) the lowest air cell is %.1f m thick against %.1f m at the "
+		 "base, and its centre %.1f m above the ground; answers below that height "
+		 "come from the power law (give thinner levels higher up to resolve it)",
+		 g->lowest_i, g->lowest_j, (double)g->terrain[g->lowest_j * g->nx + g->lowest_i],
+		 g->lowest_dz_there, dz0, g->lowest_agl_max);
+	return 1;
+}
+
 /* WEST steps 4 and 7 (kernels/land.c, kernels/transparency.c), timed. */
 static enum west_status fill_land_transparency(struct west_grid *g,
 					       char *err, size_t errlen)
@@ -147,9 +181,15 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 		st = alloc_arrays(g, dem, err, errlen);
 	if (!st)
 		st = fill_land_transparency(g, err, errlen);
-	if (st)
+	if (st) {
 		west_grid_free(g);
-	return st;
+		return st;
+	}
+	find_lowest_level(g);
+	char msg[512];
+	if (west_grid_coarse_on_high_ground(g, msg, sizeof msg))
+		west_log(WEST_LOG_WARNING, "grid: %s", msg);
+	return WEST_OK;
 }
 
 enum west_status west_grid_load(struct west_grid *g, const char *path,

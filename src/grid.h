@@ -41,6 +41,11 @@ struct west_grid {
 	float *tx, *ty, *tz;  /* face transparencies, layouts above */
 	size_t land_cells;
 	double land_seconds, transparency_seconds; /* steps 4, 7 at build */
+	/* The lowest resolved level (the centre of a column's lowest air
+	 * cell) where it is highest above the column's ground: its height
+	 * there (m), the thickness of that cell (m) and the column. */
+	double lowest_agl_max, lowest_dz_there;
+	size_t lowest_i, lowest_j;
 	struct west_crs crs;
 };
 
@@ -93,6 +98,16 @@ size_t west_grid_bytes(const struct west_grid *g);
 /* Ground altitude (m) at (x, y) m east and north of the corner (x0, y0):
  * bilinear between column centres, clamped to the outermost centres. */
 double west_grid_ground_at(const struct west_grid *g, double x, double y);
+
+/*
+ * Whether the levels resolve high ground as they resolve the lowest: 0
+ * when the lowest air cell of every column is at most twice as thick as
+ * level 0; otherwise 1, with a sentence for the log and the summaries in
+ * msg (levels count from the grid base, so stretched levels put high
+ * ground in thick cells, and near-ground answers there rest on the power
+ * law over a greater height).
+ */
+int west_grid_coarse_on_high_ground(const struct west_grid *g, char *msg, size_t len);
 
 /* zcalt[k] = the altitude of level k's centre (m), k < nz: land's rule. */
 void west_grid_level_altitudes(const struct west_grid *g, double *zcalt);

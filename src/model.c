@@ -63,7 +63,8 @@ enum west_status west_levels_init(struct west_levels *l, const struct west_grid 
 	l->zc = malloc(nz * sizeof *l->zc);
 	l->rdz = malloc(nz * sizeof *l->rdz);
 	l->rdzf = malloc((nz + 1) * sizeof *l->rdzf);
-	if (!l->zc || !l->rdz || !l->rdzf) {
+	l->ground = malloc(g->nx * g->ny * sizeof *l->ground);
+	if (!l->zc || !l->rdz || !l->rdzf || !l->ground) {
 		west_levels_free(l);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "model: no memory for levels");
 	}
@@ -76,6 +77,8 @@ enum west_status west_levels_init(struct west_levels *l, const struct west_grid 
 	for (size_t k = 1; k < nz; k++)
 		l->rdzf[k] = (float)(2.0 / (g->zf[k + 1] - g->zf[k - 1]));
 	l->rdzf[nz] = (float)(1.0 / (g->zf[nz] - g->zf[nz - 1]));
+	for (size_t c = 0; c < g->nx * g->ny; c++)
+		l->ground[c] = (float)(g->terrain[c] - g->base);
 	return WEST_OK;
 }
 
@@ -84,6 +87,7 @@ void west_levels_free(struct west_levels *l)
 	free(l->zc);
 	free(l->rdz);
 	free(l->rdzf);
+	free(l->ground);
 	memset(l, 0, sizeof *l);
 }
 
@@ -93,13 +97,48 @@ void west_kgrid_init(struct west_kgrid *kg, const struct west_grid *g,
 	*kg = (struct west_kgrid){
 		.nx = g->nx, .ny = g->ny, .nz = g->nz,
 		.dx = (float)g->dx, .dy = (float)g->dy,
-		.zc = l->zc, .rdz = l->rdz, .rdzf = l->rdzf,
+		.zc = l->zc, .rdz = l->rdz, .rdzf = l->rdzf, .ground = l->ground,
 		.land = g->land, .tx = g->tx, .ty = g->ty, .tz = g->tz,
 	};
 }
 
+double west_default_z0(enum west_land_use use)
+{
+	return use == WEST_LAND_URBAN ? 1.0 : 0.1;
+}
+
+double west_mixing_height(const struct west_obs *o, enum west_land_use use)
+{
+	/* Golder (1972) as in west_stability_golder: 1/L = a + b log10(z0) */
+	static const double a[WEST_NSTAB] = { -0.096, -0.037, -0.002, 0.0, 0.004, 0.035 };
+	static const double b[WEST_NSTAB] = { 0.029, 0.029, 0.018, 0.0, -0.018, -0.036 };
+	double z0 = isfinite(o->z0) ? o->z0 : west_default_z0(use);
+	double z = o->height, inv_l = o->inv_L, denom, ustar;
+
+	if (!isfinite(inv_l))
+		inv_l = a[o->stability] + b[o->stability] * log10(z0);
+	denom = log(fmax(z / z0, 1.01)) + (inv_l > 0 ? 5.0 * z * inv_l : 0.0);
+	ustar = 0.4 * o->speed / denom;
+	return fmax(2300.0 * pow(ustar, 1.5), fmax(z, (double)WEST_H_MIN));
+}
+
+double west_model_eta(const struct west_solve_opts *o, const struct west_obs_set *obs)
+{
+	static const double alpha[WEST_NSTAB] = { 5.0, 3.5, 2.0, 1.0, 0.5, 0.2 };
+	double sum = 0.0;
+
+	if (!isnan(o->eta) || obs->n == 0)
+		return isnan(o->eta) ? 1.0 : o->eta;
+	for (size_t s = 0; s < obs->n; s++)
+		sum += obs->obs[s].stability;
+	/* the mean class, a half to the more stable (step 1's rounding) */
+	int cls = (int)floor(sum / (double)obs->n + 0.5);
+	return alpha[cls] * alpha[cls];
+}
+
 void west_model_stations(const struct west_grid *g, const struct west_obs_set *obs,
-			 struct west_kstation *st, float *stab)
+			 enum west_land_use use, struct west_kstation *st,
+			 float *stab)
 {
 	for (size_t s = 0; s < obs->n; s++) {
 		const struct west_obs *o = &obs->obs[s];
@@ -108,6 +147,7 @@ void west_model_stations(const struct west_grid *g, const struct west_obs_set *o
 			.x = (float)x, .y = (float)y, .height = (float)o->height,
 			.ground = (float)(west_grid_ground_at(g, x, y) - g->base),
 			.speed = (float)o->speed, .direction = (float)o->direction,
+			.mix = (float)west_mixing_height(o, use),
 		};
 		stab[s] = (float)o->stability;
 	}
@@ -373,13 +413,13 @@ static enum west_status steps(struct run *x, const struct west_solve_opts *o)
 
 	if ((st = k->stability(kg, wk->ns, wk->st, wk->stab, wk->cls)) ||
 	    (st = step_done(x, WEST_STEP_STABILITY)) ||
-	    (st = k->extrapolate(kg, wk->ns, wk->st, wk->cls, wk->pexp, wk->spd)) ||
+	    (st = k->extrapolate(kg, wk->ns, wk->st, wk->cls, wk->pexp, wk->pst)) ||
 	    (st = step_done(x, WEST_STEP_EXTRAPOLATION)) ||
-	    (st = k->initialize(kg, wk->ns, wk->st, wk->spd, wk->us, wk->vs, wk->w)) ||
+	    (st = k->initialize(kg, wk->ns, wk->st, wk->us, wk->vs, wk->w)) ||
 	    (st = step_done(x, WEST_STEP_INIT)))
 		return st;
 	step_report(x, WEST_STEP_LAND, wk->land_seconds);
-	if ((st = k->interpolate(kg, wk->ns, wk->st, wk->us, wk->vs, wk->u, wk->v)) ||
+	if ((st = k->interpolate(kg, wk->ns, wk->st, wk->pst, wk->us, wk->vs, wk->u, wk->v)) ||
 	    (st = step_done(x, WEST_STEP_SPEED_INTERP)) ||
 	    (st = k->speed_zero(kg, wk->u, wk->v, wk->w)) ||
 	    (st = step_done(x, WEST_STEP_SPEED_ZERO)))
@@ -404,6 +444,10 @@ enum west_status west_model_solve(const struct west_kernel_ops *ops,
 
 	if (wk->ns == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "model: no observations");
+	if (!(o->eta > 0))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "model: eta %g is not a number > 0 (resolve auto with west_model_eta)",
+				 o->eta);
 	if (o->solver != WEST_SOLVER_SOR && (!wk->mg || wk->mg->eta != o->eta))
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "model: the %s solver needs the hierarchy built for eta %g",

@@ -88,9 +88,10 @@ extern const struct west_kernel_ops west_kernels_cpu;
 extern const struct west_kernel_ops west_kernels_cuda;   /* backend_cuda.c */
 #endif
 
-/* Level arrays of struct west_kgrid for grid g (each nz or nz + 1 floats). */
+/* Level arrays of struct west_kgrid for grid g (each nz or nz + 1 floats)
+ * and the columns' ground heights above the base (nx * ny floats). */
 struct west_levels {
-	float *zc, *rdz, *rdzf;
+	float *zc, *rdz, *rdzf, *ground;
 };
 enum west_status west_levels_init(struct west_levels *l, const struct west_grid *g,
 				  char *err, size_t errlen);
@@ -102,11 +103,34 @@ void west_kgrid_init(struct west_kgrid *kg, const struct west_grid *g,
 
 /*
  * Stations in kernel form: st[s] (position from the grid corner, ground
- * height above the base by bilinear terrain, clamped to the grid) and
- * stab[s] (class as a float), for s < obs->n.
+ * height above the base by bilinear terrain, clamped to the grid, and the
+ * mixing height of west_mixing_height) and stab[s] (class as a float), for
+ * s < obs->n.
  */
 void west_model_stations(const struct west_grid *g, const struct west_obs_set *obs,
-			 struct west_kstation *st, float *stab);
+			 enum west_land_use use, struct west_kstation *st,
+			 float *stab);
+
+/*
+ * The height above ground (m) up to which station o's power-law profile
+ * applies (docs/model.md, step 2): the mechanical mixing height
+ * 2300 u*^(3/2) of Venkatram (1980), u* from the surface-layer profile at
+ * the station (kappa S / (ln(z/z0) + 5 z / L) when stable, the log law
+ * otherwise), 1/L the station's own or its class's (Golder 1972) and z0
+ * its own or the land use's default; never below the measurement height.
+ */
+double west_mixing_height(const struct west_obs *o, enum west_land_use use);
+
+/* The default roughness length (m) of a land use: 0.1 rural, 1 urban. */
+double west_default_z0(enum west_land_use use);
+
+/*
+ * The eta a solve uses: o->eta when it is a number; for auto (NaN) the
+ * square of WindNinja's alpha = alpha_h / alpha_v for the stations' mean
+ * class (rounded, a half to the more stable class): A 5, B 3.5, C 2,
+ * D 1, E 0.5, F 0.2 (docs/model.md, "eta").
+ */
+double west_model_eta(const struct west_solve_opts *o, const struct west_obs_set *obs);
 
 /* Every array a solve touches, in the backend's memory. */
 struct west_work {
@@ -114,7 +138,7 @@ struct west_work {
 	size_t ns;
 	const struct west_kstation *st;
 	const float *stab, *pexp;   /* ns; 6 */
-	float *spd, *us, *vs;       /* ns * nz each */
+	float *pst, *us, *vs;       /* ns each: profile exponents, components */
 	unsigned char *cls;         /* nx * ny */
 	float *u, *v, *w;           /* the field's faces */
 	const struct west_mg *mg;   /* the potential solvers' hierarchy (its

@@ -13,22 +13,36 @@
  *
  * Clamping (constant extrapolation): a point beyond a component's outermost
  * positions takes the value at the nearest one along that axis.  So u and
- * v are constant below the lowest level centre zc[0] and above the highest
- * zc[nz-1]; v and w are constant within half a cell of the west and east
- * edges, u and w within half a cell of the south and north edges.  Faces
- * touching land (and the ground face) already hold 0 in the field, so the
- * values fall toward 0 near the terrain; nothing else is done there.
+ * v are constant above the highest level centre zc[nz-1]; v and w are
+ * constant within half a cell of the west and east edges, u and w within
+ * half a cell of the south and north edges.
+ *
+ * Open faces only: a face touching land (or the ground) holds 0 in the
+ * field as the no-flux condition, not as a wind, so the blend takes only
+ * the corners on open faces, their weights renormalized (0 when none is
+ * open).
+ *
+ * Near the ground (docs/model.md, "Near the ground"): the lowest resolved
+ * level of the column holding (x, y) is the centre of its lowest air cell,
+ * z_ref above the local ground.  A point in the air below it (z_agl <
+ * z_ref, including a point inside a land cell whose centre lies below the
+ * terrain) gets the blend at z_ref carried down by the column's power law:
+ * u, v times (z_agl / z_ref)^p, p the exponent of the column's class that
+ * the solve used (field.h), and w times z_agl / z_ref, so the wind is 0 at
+ * the ground.
  *
  * Validity: the domain includes its outer edges; a point is in the air when
  * z_agl >= 0 (ground: west_grid_ground_at, bilinear between column
- * centres), z_msl is at most the top face, and the cell holding it is not
- * land.  A point on a face belongs to the cell above (or east, north), the
- * top face and the east and north edges to the last cell.
+ * centres) and z_msl is at most the top face.  A point on a face belongs to
+ * the cell above (or east, north), the top face and the east and north
+ * edges to the last cell.
  */
 #include "query.h"
 
 #include <assert.h>
 #include <math.h>
+
+#include "kernel_util.h"
 
 #define DEG_PER_RAD 57.29577951308232
 
@@ -97,12 +111,31 @@ static void locate(const struct west_grid *g, double xl, double yl, double h,
 	wh->centre[2] = stencil_at(level_index(g->zf, g->nz, 0, h), g->nz);
 }
 
-/* The blend of the eight values around s in an array of px * py * _. */
-static double trilinear(const float *val, const struct stencil s[3],
-			size_t px, size_t py)
+/* Whether face (i, j, k) of component c is open (touches no land and, for
+ * w, is not the ground). */
+static int face_open(const struct west_grid *g, int c, size_t i, size_t j, size_t k)
 {
-	double sum = 0.0;
+	size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	long li = (long)i, lj = (long)j, lk = (long)k;
 
+	if (c == 0)
+		return !west_xface_closed(g->land, nx, ny, nz, li, lj, lk);
+	if (c == 1)
+		return !west_yface_closed(g->land, nx, ny, nz, li, lj, lk);
+	return !west_zface_closed(g->land, nx, ny, nz, li, lj, lk);
+}
+
+/* Component c (0: u on x-faces, 1: v on y-faces, 2: w on z-faces): the
+ * blend of its eight values around the point, open faces only. */
+static float component(const struct west_grid *g, const float *val, int c,
+		       const struct where *wh)
+{
+	size_t px = g->nx + (c == 0), py = g->ny + (c == 1);
+	struct stencil s[3];
+	double sum = 0.0, wsum = 0.0;
+
+	for (int a = 0; a < 3; a++)
+		s[a] = a == c ? wh->face[a] : wh->centre[a];
 	for (int corner = 0; corner < 8; corner++) {
 		size_t idx[3];
 		double wgt = 1.0;
@@ -111,20 +144,12 @@ static double trilinear(const float *val, const struct stencil s[3],
 			idx[a] = hi ? s[a].i1 : s[a].i0;
 			wgt *= hi ? s[a].a : 1.0 - s[a].a;
 		}
+		if (wgt == 0.0 || !face_open(g, c, idx[0], idx[1], idx[2]))
+			continue;
 		sum += wgt * val[idx[0] + px * (idx[1] + py * idx[2])];
+		wsum += wgt;
 	}
-	return sum;
-}
-
-/* Component c (0: u on x-faces, 1: v on y-faces, 2: w on z-faces). */
-static float component(const struct west_grid *g, const float *val, int c,
-		       const struct where *wh)
-{
-	struct stencil s[3];
-
-	for (int a = 0; a < 3; a++)
-		s[a] = a == c ? wh->face[a] : wh->centre[a];
-	return (float)trilinear(val, s, g->nx + (c == 0), g->ny + (c == 1));
+	return wsum > 0.0 ? (float)(sum / wsum) : 0.0f;
 }
 
 static enum west_status check_coord(const char *name, double v, double lo,
@@ -163,16 +188,15 @@ static enum west_status check_z(double z, enum west_zref zref,
 	return WEST_OK;
 }
 
-/* Below the ground, above the top, or in a land cell: the messages echo z
- * as the caller gave it. */
+/* Below the ground or above the top: the messages echo z as the caller
+ * gave it. */
 static enum west_status check_air(const struct west_grid *g,
 				  const struct west_point *p, enum west_zref zref,
-				  const struct where *wh, char *err, size_t errlen)
+				  char *err, size_t errlen)
 {
 	const char *ref = zref == WEST_ZREF_AGL ? "AGL" : "MSL";
 	double z = zref == WEST_ZREF_AGL ? p->z_agl : p->z_msl;
 	double top = g->base + g->zf[g->nz];
-	size_t i = wh->face[0].i0, j = wh->face[1].i0, k = wh->face[2].i0;
 
 	if (p->z_agl < 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
@@ -182,11 +206,47 @@ static enum west_status check_air(const struct west_grid *g,
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "z %.10g m %s is above the grid top (top %.2f m MSL, %.2f m above the ground here)",
 				 z, ref, top, top - p->ground);
-	if (g->land[west_grid_cell(g, i, j, k)])
+	return WEST_OK;
+}
+
+/* The column (i, j) holding grid-local (xl, yl): east and north edges to
+ * the last column. */
+static void column_at(const struct west_grid *g, double xl, double yl,
+		      size_t *i, size_t *j)
+{
+	double fi = floor(xl / g->dx), fj = floor(yl / g->dy);
+	*i = fi < 0 ? 0 : fi >= (double)g->nx ? g->nx - 1 : (size_t)fi;
+	*j = fj < 0 ? 0 : fj >= (double)g->ny ? g->ny - 1 : (size_t)fj;
+}
+
+/* u, v, w of p at its height, the lowest resolved level carried down to
+ * it where it lies below that level (the rule at the top of this file). */
+static enum west_status wind_at(const struct west_grid *g, const struct west_field *f,
+				struct west_point *p, char *err, size_t errlen)
+{
+	double xl = p->x - g->x0, yl = p->y - g->y0, h = p->z_msl - g->base;
+	double zref, scale_uv = 1.0, scale_w = 1.0;
+	size_t i, j, k0 = 0;
+	struct where wh;
+
+	column_at(g, xl, yl, &i, &j);
+	while (k0 < g->nz && g->land[west_grid_cell(g, i, j, k0)])
+		k0++;
+	if (k0 == g->nz)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "z %.10g m %s at x %.10g, y %.10g m is in terrain: cell (%zu, %zu, %zu) is land (column ground %.2f m MSL)",
-				 z, ref, p->x, p->y, i, j, k,
-				 (double)g->terrain[j * g->nx + i]);
+				 "the column at x %.10g, y %.10g m is terrain up to the grid top",
+				 p->x, p->y);
+	zref = g->base + 0.5 * (g->zf[k0] + g->zf[k0 + 1]) - p->ground;
+	if (p->z_agl < zref) {
+		float pw = f->power_exponent[f->stability[j * g->nx + i] % 6];
+		scale_uv = pow(p->z_agl / zref, pw);
+		scale_w = p->z_agl / zref;
+		h = p->ground + zref - g->base;
+	}
+	locate(g, xl, yl, h, &wh);
+	p->u = (float)(scale_uv * component(g, f->u, 0, &wh));
+	p->v = (float)(scale_uv * component(g, f->v, 1, &wh));
+	p->w = (float)(scale_w * component(g, f->w, 2, &wh));
 	return WEST_OK;
 }
 
@@ -211,7 +271,6 @@ enum west_status west_query_point(const struct west_grid *g,
 				  char *err, size_t errlen)
 {
 	struct west_point p = { .x = x, .y = y };
-	struct where wh;
 	enum west_status st;
 
 	assert(f->nx == g->nx && f->ny == g->ny && f->nz == g->nz);
@@ -223,13 +282,11 @@ enum west_status west_query_point(const struct west_grid *g,
 	p.ground = west_grid_ground_at(g, x - g->x0, y - g->y0);
 	p.z_agl = zref == WEST_ZREF_AGL ? z : z - p.ground;
 	p.z_msl = zref == WEST_ZREF_AGL ? p.ground + z : z;
-	locate(g, x - g->x0, y - g->y0, p.z_msl - g->base, &wh);
-	st = check_air(g, &p, zref, &wh, err, errlen);
+	st = check_air(g, &p, zref, err, errlen);
+	if (!st)
+		st = wind_at(g, f, &p, err, errlen);
 	if (st)
 		return st;
-	p.u = component(g, f->u, 0, &wh);
-	p.v = component(g, f->v, 1, &wh);
-	p.w = component(g, f->w, 2, &wh);
 	west_query_speed_direction(p.u, p.v, &p.speed, &p.direction);
 	*out = p;
 	return WEST_OK;

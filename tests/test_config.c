@@ -161,7 +161,7 @@ Test(config, defaults)
 	cr_expect_eq(c->iterations, 1000);
 	cr_expect_eq(c->tolerance, 1e-4);
 	cr_expect_eq(c->omega, 1.25);
-	cr_expect_eq(c->eta, 1.0);
+	cr_expect(isnan(c->eta));   /* auto */
 	cr_expect_eq(c->indexing, WEST_INDEXING_COMPACT);
 	cr_expect_eq(c->check_interval, 20);
 	cr_expect_eq(c->ui_age_warn, 1800.0);

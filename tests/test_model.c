@@ -48,16 +48,16 @@ static void solve_ops(const struct west_kernel_ops *ops, const struct west_grid 
 {
 	struct west_levels lv;
 	struct west_kstation st[16];
-	float stab[16], prof[3 * 16 * 64];
+	float stab[16], prof[3 * 16];
 	char err[WEST_ERRLEN];
 
-	cr_assert(obs->n <= 16 && g->nz <= 64);
+	cr_assert(obs->n <= 16);
 	cr_assert_eq(west_field_init(f, g, err, sizeof err), WEST_OK);
 	cr_assert_eq(west_levels_init(&lv, g, err, sizeof err), WEST_OK);
 	struct west_work wk = {
 		.ns = obs->n, .st = st, .stab = stab,
 		.pexp = west_power_exponents(o->land_use),
-		.spd = prof, .us = prof + 16 * 64, .vs = prof + 2 * 16 * 64,
+		.pst = prof, .us = prof + 16, .vs = prof + 2 * 16,
 		.cls = f->stability, .u = f->u, .v = f->v, .w = f->w,
 	};
 	struct west_mg mg = { 0 };
@@ -65,7 +65,7 @@ static void solve_ops(const struct west_kernel_ops *ops, const struct west_grid 
 		cr_assert_eq(west_mg_build(&mg, g, o->eta, err, sizeof err), WEST_OK, "%s", err);
 	wk.mg = &mg;
 	west_kgrid_init(&wk.kg, g, &lv);
-	west_model_stations(g, obs, st, stab);
+	west_model_stations(g, obs, o->land_use, st, stab);
 	cr_assert_eq(west_model_solve(ops, &wk, g, o, west_obs_max_speed(obs),
 				      &f->report, NULL, NULL, err, sizeof err), WEST_OK,
 		     "%s", err);

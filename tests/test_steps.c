@@ -25,7 +25,7 @@
 /* A hand-built grid: the kernels' view over arrays owned here. */
 struct hg {
 	struct west_kgrid kg;
-	float *zc, *rdz, *rdzf;
+	float *zc, *rdz, *rdzf, *ground;
 	unsigned char *land;
 	float *tx, *ty, *tz;
 	size_t nc, nxf, nyf, nzf;   /* cells, x-, y-, z-faces */
@@ -35,7 +35,8 @@ struct hg {
  * nx * ny * nz cells of dx * dy, level thicknesses dz[k] from height 0:
  * zc = level centres, rdz = 1/thickness, rdzf[k] = 1/centre distance
  * across z-face k (ground face: 1/dz[0]; top face: 1/dz[nz-1], a mirrored
- * ghost cell), as west_levels_init does.  No land; transparencies unset.
+ * ghost cell), as west_levels_init does.  Ground 0 under every column; no
+ * land; transparencies unset.
  */
 static void hg_init(struct hg *h, size_t nx, size_t ny, size_t nz, float dx,
 		    float dy, const float *dz)
@@ -51,10 +52,12 @@ static void hg_init(struct hg *h, size_t nx, size_t ny, size_t nz, float dx,
 	h->rdz = malloc(nz * sizeof *h->rdz);
 	h->rdzf = malloc((nz + 1) * sizeof *h->rdzf);
 	h->land = calloc(h->nc, 1);
+	h->ground = calloc(nx * ny, sizeof *h->ground);
 	h->tx = malloc(h->nxf * sizeof *h->tx);
 	h->ty = malloc(h->nyf * sizeof *h->ty);
 	h->tz = malloc(h->nzf * sizeof *h->tz);
-	cr_assert(h->zc && h->rdz && h->rdzf && h->land && h->tx && h->ty && h->tz);
+	cr_assert(h->zc && h->rdz && h->rdzf && h->ground && h->land && h->tx &&
+		  h->ty && h->tz);
 	for (size_t k = 0; k < nz; k++) {
 		h->zc[k] = (float)(zf + 0.5 * dz[k]);
 		h->rdz[k] = (float)(1.0 / dz[k]);
@@ -66,7 +69,8 @@ static void hg_init(struct hg *h, size_t nx, size_t ny, size_t nz, float dx,
 	h->rdzf[nz] = (float)(1.0 / dz[nz - 1]);
 	h->kg = (struct west_kgrid){
 		.nx = nx, .ny = ny, .nz = nz, .dx = dx, .dy = dy,
-		.zc = h->zc, .rdz = h->rdz, .rdzf = h->rdzf, .land = h->land,
+		.zc = h->zc, .rdz = h->rdz, .rdzf = h->rdzf, .ground = h->ground,
+		.land = h->land,
 		.tx = h->tx, .ty = h->ty, .tz = h->tz,
 	};
 }
@@ -97,7 +101,7 @@ static void hg_transparency(struct hg *h)
 
 static void hg_free(struct hg *h)
 {
-	free(h->zc), free(h->rdz), free(h->rdzf), free(h->land);
+	free(h->zc), free(h->rdz), free(h->rdzf), free(h->ground), free(h->land);
 	free(h->tx), free(h->ty), free(h->tz);
 	memset(h, 0, sizeof *h);
 }
@@ -232,89 +236,81 @@ static void extrap_grid(struct hg *h)
 	hg_init(h, 4, 3, 4, 100.0f, 100.0f, dz);
 }
 
-/* speed (h / height)^p in double, h = max(zc - ground, WEST_H_MIN). */
-static double power_law(double speed, double height, double ground, double zc,
-			double p)
-{
-	double hh = fmax(zc - ground, WEST_H_MIN);
-	return speed * pow(hh / height, p);
-}
-
 /*
- * Station at (150, 150) = column (1, 1), 10 m above ground 12 m, 4 m/s.
- * By hand, with p = 0.15 (class D): h = max(5 - 12, 1) = 1 (clamped),
- * 8, 38, 98 m -> 4 * 0.1^0.15 = 2.8318, 4 * 0.8^0.15 = 3.8683,
- * 4 * 3.8^0.15 = 4.8868, 4 * 9.8^0.15 = 5.6331 (to 4 decimals, rtol 1e-4).  Then class F (0.55) in that
- * column changes every level.  rtol 1e-5 (powf of a float ratio).
+ * Station at (150, 150) = column (1, 1): its exponent is its column's
+ * class's, D (0.15) there and F (0.55) everywhere else, then F when that
+ * column turns F.  Exact (a table look-up).
  */
-Test(extrapolate, power_law_by_hand_and_class_of_column)
+Test(extrapolate, exponent_of_the_class_of_the_station_column)
 {
 	struct hg h;
 	extrap_grid(&h);
 	struct west_kstation st = { .x = 150.0f, .y = 150.0f, .height = 10.0f,
-				    .ground = 12.0f, .speed = 4.0f, .direction = 0 };
+				    .speed = 4.0f, .mix = 500.0f };
 	unsigned char cls[12];
-	float spd[4];
-	const double byhand[4] = { 2.8318, 3.8683, 4.8868, 5.6331 };
+	float pst = NAN;
 
 	memset(cls, 5, sizeof cls);
-	cls[1 * 4 + 1] = 3;   /* D in the station's column, F elsewhere */
-	fill(spd, 4, NAN);
-	cr_assert_eq(west_extrapolate_cpu(&h.kg, 1, &st, cls, pexp_rural, spd), WEST_OK);
-	for (size_t k = 0; k < 4; k++) {
-		double want = power_law(4, 10, 12, h.zc[k], 0.15);
-		cr_expect(fabs(spd[k] - want) <= 1e-5 * want,
-			  "D, level %zu: %.7g, want %.7g", k, spd[k], want);
-		cr_expect(fabs(spd[k] - byhand[k]) <= 1e-4 * byhand[k],
-			  "D, level %zu: %.7g, by hand %.5g", k, spd[k], byhand[k]);
-	}
-	/* level 0 is below the station's ground: h clamped to WEST_H_MIN (1 m) */
-	cr_expect(fabs(spd[0] - 4.0 * pow(0.1, 0.15)) <= 1e-5 * spd[0]);
-
-	cls[1 * 4 + 1] = 5;   /* F: p = 0.55 */
-	cr_assert_eq(west_extrapolate_cpu(&h.kg, 1, &st, cls, pexp_rural, spd), WEST_OK);
-	for (size_t k = 0; k < 4; k++) {
-		double want = power_law(4, 10, 12, h.zc[k], 0.55);
-		cr_expect(fabs(spd[k] - want) <= 1e-5 * want,
-			  "F, level %zu: %.7g, want %.7g", k, spd[k], want);
-	}
+	cls[1 * 4 + 1] = 3;
+	cr_assert_eq(west_extrapolate_cpu(&h.kg, 1, &st, cls, pexp_rural, &pst), WEST_OK);
+	cr_expect_eq(pst, 0.15f);
+	cls[1 * 4 + 1] = 5;
+	cr_assert_eq(west_extrapolate_cpu(&h.kg, 1, &st, cls, pexp_rural, &pst), WEST_OK);
+	cr_expect_eq(pst, 0.55f);
 	hg_free(&h);
 }
 
 /*
- * Several stations: layout spd[s * nz + k]; a station outside the grid
- * takes the class of the clamped edge column: (-50, 520) -> column (0, 2)
- * class C (0.10), (1000, -10) -> column (3, 0) class E (0.35); every other
- * column F (0.55), so a wrong column shows.  rtol 1e-5.
+ * A station outside the grid takes the class of the clamped edge column:
+ * (-50, 520) -> column (0, 2) class C (0.10), (1000, -10) -> column (3, 0)
+ * class E (0.35); every other column F (0.55), so a wrong column shows.
+ * Exact.
  */
 Test(extrapolate, stations_outside_use_clamped_edge_column)
 {
 	struct hg h;
 	extrap_grid(&h);
 	struct west_kstation st[3] = {
-		{ .x = 150.0f, .y = 150.0f, .height = 10, .ground = 0, .speed = 3 },
-		{ .x = -50.0f, .y = 520.0f, .height = 20, .ground = 2, .speed = 5 },
-		{ .x = 1000.0f, .y = -10.0f, .height = 5, .ground = 30, .speed = 7 },
+		{ .x = 150.0f, .y = 150.0f, .height = 10, .speed = 3, .mix = 100 },
+		{ .x = -50.0f, .y = 520.0f, .height = 20, .speed = 5, .mix = 100 },
+		{ .x = 1000.0f, .y = -10.0f, .height = 5, .speed = 7, .mix = 100 },
 	};
-	const double p[3] = { 0.15, 0.10, 0.35 };
+	const float p[3] = { 0.15f, 0.10f, 0.35f };
 	unsigned char cls[12];
-	float spd[12];
+	float pst[3];
 
 	memset(cls, 5, sizeof cls);
 	cls[1 * 4 + 1] = 3;
 	cls[2 * 4 + 0] = 2;
 	cls[0 * 4 + 3] = 4;
-	fill(spd, 12, NAN);
-	cr_assert_eq(west_extrapolate_cpu(&h.kg, 3, st, cls, pexp_rural, spd), WEST_OK);
+	fill(pst, 3, NAN);
+	cr_assert_eq(west_extrapolate_cpu(&h.kg, 3, st, cls, pexp_rural, pst), WEST_OK);
 	for (size_t s = 0; s < 3; s++)
-		for (size_t k = 0; k < 4; k++) {
-			double want = power_law(st[s].speed, st[s].height,
-						st[s].ground, h.zc[k], p[s]);
-			cr_expect(fabs(spd[s * 4 + k] - want) <= 1e-5 * want,
-				  "station %zu level %zu: %.7g, want %.7g (p %.2f)",
-				  s, k, spd[s * 4 + k], want, p[s]);
-		}
+		cr_expect_eq(pst[s], p[s], "station %zu: p %g, want %g", s, pst[s], p[s]);
 	hg_free(&h);
+}
+
+/*
+ * The profile: (h / height)^p, h floored at WEST_H_MIN (1 m) and held at
+ * the mixing height above it.  By hand, height 10 m, mix 200 m, p 0.15:
+ * h 5 -> 0.5^0.15 = 0.90125, 0.2 -> 0.1^0.15 = 0.70795 (floored),
+ * 10 -> 1, 200 -> 20^0.15 = 1.56731, 2000 -> the same (held).  rtol 1e-5
+ * (powf).
+ */
+Test(extrapolate, profile_by_hand_floored_and_held)
+{
+	struct west_kstation st = { .height = 10.0f, .speed = 4.0f, .mix = 200.0f };
+	const float h[5] = { 5.0f, 0.2f, 10.0f, 200.0f, 2000.0f };
+	const double byhand[5] = { 0.90125, 0.70795, 1.0, 1.56731, 1.56731 };
+
+	for (size_t n = 0; n < 5; n++) {
+		double got = west_profile_factor(&st, 0.15f, h[n]);
+		double want = pow(fmin(fmax(h[n], 1.0), 200.0) / 10.0, 0.15);
+		cr_expect(fabs(got - want) <= 1e-6 * want, "h %g: %.9g, want %.9g",
+			  h[n], got, want);
+		cr_expect(fabs(got - byhand[n]) <= 1e-5 * byhand[n], "h %g: %.9g, by hand %.5g",
+			  h[n], got, byhand[n]);
+	}
 }
 
 /* ---- 3. initialize --------------------------------------------------------- */
@@ -334,27 +330,21 @@ Test(initialize, directions_to_components_and_w_zero)
 	const float dir[5] = { 270.0f, 0.0f, 90.0f, 180.0f, 225.0f };
 	const double eu[5] = { 1, 0, -1, 0, M_SQRT1_2 }, ev[5] = { 0, -1, 0, 1, M_SQRT1_2 };
 	struct west_kstation st[5];
-	float spd[10], us[10], vs[10], *w = falloc(h.nzf);
+	float us[5], vs[5], *w = falloc(h.nzf);
 
-	for (size_t s = 0; s < 5; s++) {
-		st[s] = (struct west_kstation){ .x = 10.0f * (float)s, .y = 5,
-						.height = 10, .speed = 1,
-						.direction = dir[s] };
-		spd[s * 2 + 0] = 2.0f + (float)s;     /* the levels differ */
-		spd[s * 2 + 1] = 7.5f + (float)s;
-	}
-	fill(us, 10, NAN), fill(vs, 10, NAN), fill(w, h.nzf, NAN);
-	cr_assert_eq(west_initialize_cpu(&h.kg, 5, st, spd, us, vs, w), WEST_OK);
 	for (size_t s = 0; s < 5; s++)
-		for (size_t k = 0; k < 2; k++) {
-			double S = spd[s * 2 + k];
-			cr_expect(fabs(us[s * 2 + k] - eu[s] * S) <= 1e-6 * S,
-				  "dir %g level %zu: u %.9g, want %.9g", dir[s], k,
-				  us[s * 2 + k], eu[s] * S);
-			cr_expect(fabs(vs[s * 2 + k] - ev[s] * S) <= 1e-6 * S,
-				  "dir %g level %zu: v %.9g, want %.9g", dir[s], k,
-				  vs[s * 2 + k], ev[s] * S);
-		}
+		st[s] = (struct west_kstation){ .x = 10.0f * (float)s, .y = 5,
+						.height = 10, .speed = 2.0f + (float)s,
+						.direction = dir[s], .mix = 100 };
+	fill(us, 5, NAN), fill(vs, 5, NAN), fill(w, h.nzf, NAN);
+	cr_assert_eq(west_initialize_cpu(&h.kg, 5, st, us, vs, w), WEST_OK);
+	for (size_t s = 0; s < 5; s++) {
+		double S = st[s].speed;
+		cr_expect(fabs(us[s] - eu[s] * S) <= 1e-6 * S, "dir %g: u %.9g, want %.9g",
+			  dir[s], us[s], eu[s] * S);
+		cr_expect(fabs(vs[s] - ev[s] * S) <= 1e-6 * S, "dir %g: v %.9g, want %.9g",
+			  dir[s], vs[s], ev[s] * S);
+	}
 	for (size_t c = 0; c < h.nzf; c++)
 		cr_expect(w[c] == 0.0f, "w[%zu] = %g, want 0", c, w[c]);
 	free(w);
@@ -406,61 +396,98 @@ static void interp_grid(struct hg *h)
 }
 
 /*
- * Stations P (50, 100) and Q (150, 200): the x-face (1, 1) at (100, 150)
- * and the y-face (1, 1) at (150, 100) are both at equal distance from them
- * (d^2 = 5000 and 10000, exact in float), so u there is the mean of their
- * us of that level and v the mean of their vs.  Each level has its own
- * values (u uses us[s * nz + k] of its level k; us and vs differ), level k
- * values lie in [100 k, 100 k + 50], so any face written from another
- * level, another component or not at all (NaN poison) fails the range
- * check: every face of every level is an IDW mean, inside the stations'
- * range of its level (widened by rtol 1e-6 for the float division; all
- * values are positive).  Means: rtol 1e-6.
+ * Stations P (50, 100) and Q (150, 200) with exponent 0 (the profile is
+ * 1): the x-face (1, 1) at (100, 150) and the y-face (1, 1) at (150, 100)
+ * are both at equal distance from them (d^2 = 5000 and 10000, exact in
+ * float), so u there is the mean of their us and v the mean of their vs,
+ * on every level; every other face is an IDW mean inside the stations'
+ * range (NaN poison fails it).  Means: rtol 1e-6.
  */
-Test(interpolate, equidistant_mean_every_face_own_level)
+Test(interpolate, equidistant_mean_every_face)
 {
 	struct hg h;
 	interp_grid(&h);
 	size_t nx = 4, ny = 4, nz = 3;
 	struct west_kstation st[2] = {
-		{ .x = 50.0f, .y = 100.0f, .height = 10, .speed = 1 },
-		{ .x = 150.0f, .y = 200.0f, .height = 10, .speed = 1 },
+		{ .x = 50.0f, .y = 100.0f, .height = 10, .speed = 1, .mix = 100 },
+		{ .x = 150.0f, .y = 200.0f, .height = 10, .speed = 1, .mix = 100 },
 	};
-	float us[6], vs[6], *u = falloc(h.nxf), *v = falloc(h.nyf);
+	const float pst[2] = { 0.0f, 0.0f }, us[2] = { 3.0f, 11.0f }, vs[2] = { 40.0f, 21.0f };
+	float *u = falloc(h.nxf), *v = falloc(h.nyf);
 
-	for (size_t k = 0; k < nz; k++) {
-		us[0 * nz + k] = 100.0f * (float)k + 3.0f;
-		us[1 * nz + k] = 100.0f * (float)k + 11.0f;
-		vs[0 * nz + k] = 100.0f * (float)k + 40.0f;
-		vs[1 * nz + k] = 100.0f * (float)k + 21.0f;
-	}
 	fill(u, h.nxf, NAN), fill(v, h.nyf, NAN);
-	cr_assert_eq(west_interpolate_cpu(&h.kg, 2, st, us, vs, u, v), WEST_OK);
+	cr_assert_eq(west_interpolate_cpu(&h.kg, 2, st, pst, us, vs, u, v), WEST_OK);
 	for (size_t k = 0; k < nz; k++) {
-		double mu = 0.5 * ((double)us[k] + us[nz + k]);
-		double mv = 0.5 * ((double)vs[k] + vs[nz + k]);
+		double mu = 0.5 * ((double)us[0] + us[1]), mv = 0.5 * ((double)vs[0] + vs[1]);
 		float gu = u[west_kx(nx, ny, 1, 1, k)], gv = v[west_ky(nx, ny, 1, 1, k)];
-		cr_expect(fabs(gu - mu) <= 1e-6 * mu, "level %zu: u %.9g, want %.9g",
-			  k, gu, mu);
-		cr_expect(fabs(gv - mv) <= 1e-6 * mv, "level %zu: v %.9g, want %.9g",
-			  k, gv, mv);
+		cr_expect(fabs(gu - mu) <= 1e-6 * mu, "level %zu: u %.9g, want %.9g", k, gu, mu);
+		cr_expect(fabs(gv - mv) <= 1e-6 * mv, "level %zu: v %.9g, want %.9g", k, gv, mv);
 		for (size_t j = 0; j < ny; j++)
 			for (size_t i = 0; i <= nx; i++) {
 				float x = u[west_kx(nx, ny, i, j, k)];
-				cr_expect(x >= fminf(us[k], us[nz + k]) * (1 - 1e-6f) &&
-					  x <= fmaxf(us[k], us[nz + k]) * (1 + 1e-6f),
-					  "u face (%zu,%zu,%zu) = %g out of level range",
-					  i, j, k, x);
+				cr_expect(x >= us[0] * (1 - 1e-6f) && x <= us[1] * (1 + 1e-6f),
+					  "u face (%zu,%zu,%zu) = %g out of range", i, j, k, x);
 			}
 		for (size_t j = 0; j <= ny; j++)
 			for (size_t i = 0; i < nx; i++) {
 				float x = v[west_ky(nx, ny, i, j, k)];
-				cr_expect(x >= fminf(vs[k], vs[nz + k]) * (1 - 1e-6f) &&
-					  x <= fmaxf(vs[k], vs[nz + k]) * (1 + 1e-6f),
-					  "v face (%zu,%zu,%zu) = %g out of level range",
-					  i, j, k, x);
+				cr_expect(x >= vs[1] * (1 - 1e-6f) && x <= vs[0] * (1 + 1e-6f),
+					  "v face (%zu,%zu,%zu) = %g out of range", i, j, k, x);
 			}
 	}
+	free(u), free(v);
+	hg_free(&h);
+}
+
+/*
+ * Heights count above each face's own ground: one station (exponent 0.5,
+ * 10 m high, mixing height 40 m) over columns whose ground rises 0, 4, 8,
+ * 12 m to the east (x) and 0, 2, 4, 6 m to the north (y).  x-face (i, j)
+ * stands on the mean ground of columns i - 1 and i (one column at the west
+ * and east edges), y-face (i, j) on that of rows j - 1 and j, so with
+ * zc = 5, 15, 25 m each face gets us (max(min(zc - ground, 40), 1) / 10)^0.5,
+ * which this test computes in double.  rtol 1e-5 (powf).
+ */
+Test(interpolate, profile_at_each_face_height_above_its_own_ground)
+{
+	struct hg h;
+	interp_grid(&h);
+	size_t nx = 4, ny = 4, nz = 3;
+	struct west_kstation st = { .x = 170.0f, .y = 230.0f, .height = 10, .speed = 1,
+				    .mix = 40 };
+	const float pst = 0.5f, us = 2.0f, vs = -3.0f;
+	float *u = falloc(h.nxf), *v = falloc(h.nyf);
+
+	for (size_t j = 0; j < ny; j++)
+		for (size_t i = 0; i < nx; i++)
+			h.ground[j * nx + i] = 4.0f * (float)i + 2.0f * (float)j;
+	cr_assert_eq(west_interpolate_cpu(&h.kg, 1, &st, &pst, &us, &vs, u, v), WEST_OK);
+	for (size_t k = 0; k < nz; k++)
+		for (size_t j = 0; j <= ny; j++)
+			for (size_t i = 0; i <= nx; i++) {
+				if (j < ny) {
+					size_t a = i ? i - 1 : 0, b = i < nx ? i : nx - 1;
+					double gr = 0.5 * (h.ground[j * nx + a] + h.ground[j * nx + b]);
+					double hh = fmax(fmin(h.zc[k] - gr, 40.0), 1.0);
+					double want = us * sqrt(hh / 10.0);
+					float got = u[west_kx(nx, ny, i, j, k)];
+					cr_expect(fabs(got - want) <= 1e-5 * fabs(want),
+						  "u (%zu,%zu,%zu): %.9g, want %.9g", i, j, k, got, want);
+				}
+				if (i < nx) {
+					size_t a = j ? j - 1 : 0, b = j < ny ? j : ny - 1;
+					double gr = 0.5 * (h.ground[a * nx + i] + h.ground[b * nx + i]);
+					double hh = fmax(fmin(h.zc[k] - gr, 40.0), 1.0);
+					double want = vs * sqrt(hh / 10.0);
+					float got = v[west_ky(nx, ny, i, j, k)];
+					cr_expect(fabs(got - want) <= 1e-5 * fabs(want),
+						  "v (%zu,%zu,%zu): %.9g, want %.9g", i, j, k, got, want);
+				}
+			}
+	/* the rule shows: the west edge face (0, 0, 0) is 5 m above its
+	 * ground, the east edge face (4, 0, 0) below its column's 12 m (h
+	 * floored at 1 m) */
+	cr_expect_neq(u[west_kx(nx, ny, 0, 0, 0)], u[west_kx(nx, ny, 4, 0, 0)]);
 	free(u), free(v);
 	hg_free(&h);
 }
@@ -470,7 +497,7 @@ Test(interpolate, equidistant_mean_every_face_own_level)
  * one exactly at y-face (1, 2) = (150, 200) gives v there its vs; one
  * 0.5 mm from x-face (3, 2) = (300, 250) gives u there its us exactly,
  * although another station sits 2 mm away on the other side (plain IDW:
- * (3 * 4e6 + 7 * 2.5e5) / 4.25e6 = 3.24, not 3).  Exact (==).
+ * (3 * 4e6 + 7 * 2.5e5) / 4.25e6 = 3.24, not 3).  Exponents 0.  Exact.
  */
 Test(interpolate, station_at_face_gives_its_value)
 {
@@ -478,31 +505,25 @@ Test(interpolate, station_at_face_gives_its_value)
 	interp_grid(&h);
 	size_t nx = 4, ny = 4, nz = 3;
 	struct west_kstation st[4] = {
-		{ .x = 200.0f, .y = 150.0f, .height = 10, .speed = 1 },
-		{ .x = 150.0f, .y = 200.0f, .height = 10, .speed = 1 },
-		{ .x = 300.0f, .y = 250.0005f, .height = 10, .speed = 1 },
-		{ .x = 300.0f, .y = 249.998f, .height = 10, .speed = 1 },
+		{ .x = 200.0f, .y = 150.0f, .height = 10, .speed = 1, .mix = 100 },
+		{ .x = 150.0f, .y = 200.0f, .height = 10, .speed = 1, .mix = 100 },
+		{ .x = 300.0f, .y = 250.0005f, .height = 10, .speed = 1, .mix = 100 },
+		{ .x = 300.0f, .y = 249.998f, .height = 10, .speed = 1, .mix = 100 },
 	};
-	float us[12], vs[12], *u = falloc(h.nxf), *v = falloc(h.nyf);
+	const float pst[4] = { 0, 0, 0, 0 };
+	const float us[4] = { 1.25f, 2.25f, 3.0f, 7.0f }, vs[4] = { -5.5f, -6.5f, -7.5f, -8.5f };
+	float *u = falloc(h.nxf), *v = falloc(h.nyf);
 
-	for (size_t s = 0; s < 4; s++)
-		for (size_t k = 0; k < nz; k++) {
-			us[s * nz + k] = (s == 2 ? 3.0f : s == 3 ? 7.0f : 1.25f + (float)s) +
-					 10.0f * (float)k;
-			vs[s * nz + k] = -5.5f - (float)s - 10.0f * (float)k;
-		}
 	fill(u, h.nxf, NAN), fill(v, h.nyf, NAN);
-	cr_assert_eq(west_interpolate_cpu(&h.kg, 4, st, us, vs, u, v), WEST_OK);
+	cr_assert_eq(west_interpolate_cpu(&h.kg, 4, st, pst, us, vs, u, v), WEST_OK);
 	for (size_t k = 0; k < nz; k++) {
-		cr_expect(u[west_kx(nx, ny, 2, 1, k)] == us[0 * nz + k],
-			  "level %zu: u at station %g, want %g", k,
-			  u[west_kx(nx, ny, 2, 1, k)], us[0 * nz + k]);
-		cr_expect(v[west_ky(nx, ny, 1, 2, k)] == vs[1 * nz + k],
-			  "level %zu: v at station %g, want %g", k,
-			  v[west_ky(nx, ny, 1, 2, k)], vs[1 * nz + k]);
-		cr_expect(u[west_kx(nx, ny, 3, 2, k)] == us[2 * nz + k],
+		cr_expect(u[west_kx(nx, ny, 2, 1, k)] == us[0], "level %zu: u at station %g",
+			  k, u[west_kx(nx, ny, 2, 1, k)]);
+		cr_expect(v[west_ky(nx, ny, 1, 2, k)] == vs[1], "level %zu: v at station %g",
+			  k, v[west_ky(nx, ny, 1, 2, k)]);
+		cr_expect(u[west_kx(nx, ny, 3, 2, k)] == us[2],
 			  "level %zu: u 0.5 mm from a station %.9g, want %g", k,
-			  u[west_kx(nx, ny, 3, 2, k)], us[2 * nz + k]);
+			  u[west_kx(nx, ny, 3, 2, k)], us[2]);
 	}
 	free(u), free(v);
 	hg_free(&h);

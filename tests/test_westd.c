@@ -1183,22 +1183,28 @@ static void *post_sets(void *arg)
 }
 
 /* One profile read: checks that its values belong to its version's set
- * (the solve is linear in a uniform speed: speed / set speed is the same
- * for every version), that the version did not go back, and that a pinned
- * re-read of the same version has the same levels. */
-static void read_once(long long *last, double *ratio, int *pinned)
+ * (seen[id]: the speed that set gave before; a set's speed rises with its
+ * stations' speed, so the sets seen so far must stay in order), that the
+ * version did not go back, and that a pinned re-read of the same version
+ * has the same levels. */
+static void read_once(long long *last, double *seen, int *pinned)
 {
 	json_t *a = fix_get_json(&w, PROFILE_Q);
 	long long v = integer(a, "version"), id = integer(a, "observation_set");
 	json_t *lv = json_object_get(a, "levels");
-	double rt = num(json_array_get(lv, 2), "speed") / set_speed(id);
+	double sp = num(json_array_get(lv, 2), "speed");
 
 	cr_assert_geq(v, *last, "version went back from %lld to %lld", *last, v);
 	*last = v;
-	if (*ratio == 0)
-		*ratio = rt;
-	cr_assert(fabs(rt - *ratio) < 1e-3 * *ratio, "v%lld (set %lld): speed/set speed %.6f, "
-		  "other versions %.6f: values of another set", v, id, rt, *ratio);
+	cr_assert(id >= 1 && id <= NSETS + 1, "set %lld", id);
+	if (seen[id] == 0)
+		seen[id] = sp;
+	cr_assert(fabs(sp - seen[id]) <= 1e-6 * seen[id], "v%lld (set %lld): speed %.6f, "
+		  "%.6f before: values of another set", v, id, sp, seen[id]);
+	for (long long o = 1; o <= NSETS + 1; o++)
+		cr_assert(!seen[o] || (o < id ? seen[o] < sp : o > id ? seen[o] > sp : 1),
+			  "v%lld (set %lld): speed %.6f out of order with set %lld's %.6f: "
+			  "values of another set", v, id, sp, o, seen[o]);
 	char q[128];
 	struct http_resp r;
 	snprintf(q, sizeof q, PROFILE_Q "&version=%lld", v);
@@ -1224,7 +1230,7 @@ Test(westd, readers_never_see_mixed_versions)
 	struct poster p = { 0 };
 	pthread_t t;
 	long long last = 0;
-	double ratio = 0;
+	double seen[NSETS + 2] = { 0 };
 	int pinned = 0, reads = 0;
 
 	fix_start(&w, sets);
@@ -1232,10 +1238,10 @@ Test(westd, readers_never_see_mixed_versions)
 	fix_post_ok(&w, body, NULL, NULL, NULL);
 	free(body);
 	fix_wait_version(&w, 1);
-	read_once(&last, &ratio, &pinned);
+	read_once(&last, seen, &pinned);
 	cr_assert_eq(pthread_create(&t, NULL, post_sets, &p), 0);
 	while (!__atomic_load_n(&p.done, __ATOMIC_SEQ_CST)) {
-		read_once(&last, &ratio, &pinned);
+		read_once(&last, seen, &pinned);
 		json_t *pt = fix_get_json(&w, POINT_Q);
 		cr_assert_geq(integer(pt, "version"), last);
 		json_decref(pt);
@@ -1244,7 +1250,7 @@ Test(westd, readers_never_see_mixed_versions)
 	pthread_join(t, NULL);
 	cr_assert_eq(p.bad, 0, "%s", p.why);
 	fix_wait_idle(&w);
-	read_once(&last, &ratio, &pinned);
+	read_once(&last, seen, &pinned);
 	cr_expect_eq(last, NSETS + 1, "one version per set");
 	json_t *pt = fix_get_json(&w, POINT_Q);
 	cr_expect_eq(integer(pt, "observation_set"), NSETS + 1, "the last set is served");
