@@ -12,6 +12,7 @@
  * equal the CPU sweep bit for bit, so the CPU result carries over.
  */
 #include "model_fixture.h"
+#include "query.h"
 
 #include <criterion/parameterized.h>
 
@@ -497,6 +498,91 @@ EVERY_SOLVER(single_station_reproduces_itself)
 	west_field_free(&f);
 	west_obs_set_free(&obs);
 	west_grid_free(&g);
+}
+
+/*
+ * A station on a slope reproduces its own wind at its own height: on the
+ * flank of a 150 m hill (25 % slopes over 50 m columns, 20 m levels, so
+ * the point 10 m above the ground lies in a land cell or below the lowest
+ * air centre of its column), the point query at the station answers, with
+ * the station's speed within 15 % and its direction within 10 degrees
+ * (the solver's own speed-up over the hill is in that margin).  Faces
+ * touching the terrain blended in as 0, or heights counted above the
+ * station's ground alone, would read it slow.
+ */
+EVERY_SOLVER(station_on_a_slope_reproduces_itself)
+{
+	struct west_grid g;
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+	struct west_field f;
+	struct west_point pt;
+	char err[WEST_ERRLEN];
+	const double S = 5, H = 10, dir = 270, x = 575, y = 800;
+
+	fix_grid(&g, 32, 32, 50, 15, 20, 150, 320);
+	fix_obs(&obs, "flank", x, y, H, S, dir, WEST_STAB_D);
+	fix_opts(&o, 2000, 1e-4, 1.8, WEST_INDEXING_COMPACT);
+	o.solver = *solver;
+	fix_solve(&g, &obs, &o, &f);
+	cr_assert_eq(west_query_point(&g, &f, FIX_X0 + x, FIX_Y0 + y, H, WEST_ZREF_AGL,
+				      &pt, err, sizeof err), WEST_OK, "%s", err);
+	double ground = west_grid_ground_at(&g, x, y) - g.base;
+	cr_assert_gt(ground, 40.0, "on the flank: %g m up", ground);
+	cr_expect(fabs(pt.speed - S) <= 0.15 * S, "speed %g, station %g", pt.speed, S);
+	cr_expect(fabs(pt.direction - dir) <= 10.0, "direction %g, station %g",
+		  pt.direction, dir);
+	west_field_free(&f);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/*
+ * The mixing height above which a station's profile holds (model.h), by
+ * hand with z0 = 0.1 m (rural default) and kappa 0.4:
+ *  - D, 5 m/s at 10 m: u* = 2 / ln 100 = 0.434294, 2300 u*^1.5 = 658.27 m;
+ *  - F, 2 m/s: 1/L = 0.035 + 0.036 = 0.071 (Golder), u* = 0.8 /
+ *    (ln 100 + 5 * 10 * 0.071) = 0.0980973, 2300 u*^1.5 = 70.67 m;
+ *  - F, 0.5 m/s: 8.83 m, floored at the 10 m measurement height;
+ *  - given inv_L 0.02 and z0 0.5: u* = 2 / (ln 20 + 1) = 0.500534,
+ *    2300 u*^1.5 = 814.48 m.
+ * rtol 1e-4 (the by-hand figures' digits).
+ */
+Test(model, mixing_height_by_hand)
+{
+	struct west_obs o = { .height = 10, .speed = 5, .stability = WEST_STAB_D,
+			      .inv_L = NAN, .z0 = NAN };
+
+	cr_expect_float_eq(west_mixing_height(&o, WEST_LAND_RURAL), 658.27, 0.07);
+	o.stability = WEST_STAB_F, o.speed = 2;
+	cr_expect_float_eq(west_mixing_height(&o, WEST_LAND_RURAL), 70.67, 0.007);
+	o.speed = 0.5;
+	cr_expect_eq(west_mixing_height(&o, WEST_LAND_RURAL), 10.0);
+	o.speed = 5, o.stability = WEST_STAB_D, o.inv_L = 0.02, o.z0 = 0.5;
+	cr_expect_float_eq(west_mixing_height(&o, WEST_LAND_RURAL), 814.48, 0.08);
+	cr_expect_eq(west_default_z0(WEST_LAND_URBAN), 1.0);
+}
+
+/*
+ * eta = auto: WindNinja's alpha for the stations' mean class, squared
+ * (A 5 -> 25, D 1 -> 1, F 0.2 -> 0.04); a mean of B and E (2.5) takes the
+ * more stable D; a number is used as given.  Exact.
+ */
+Test(model, eta_auto_by_the_mean_class)
+{
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o = { .eta = NAN };
+
+	fix_obs(&obs, "a", 0, 0, 10, 3, 0, WEST_STAB_F);
+	fix_obs(&obs, "b", 0, 0, 10, 3, 0, WEST_STAB_F);
+	cr_expect_float_eq(west_model_eta(&o, &obs), 0.04, 1e-12);
+	obs.obs[0].stability = obs.obs[1].stability = WEST_STAB_A;
+	cr_expect_float_eq(west_model_eta(&o, &obs), 25.0, 1e-12);
+	obs.obs[0].stability = WEST_STAB_B, obs.obs[1].stability = WEST_STAB_E;
+	cr_expect_float_eq(west_model_eta(&o, &obs), 1.0, 1e-12);
+	o.eta = 0.3;
+	cr_expect_eq(west_model_eta(&o, &obs), 0.3);
+	west_obs_set_free(&obs);
 }
 
 /* Every step reports; steps 4 and 7 carry the grid's build time. */
