@@ -128,6 +128,15 @@ WEST_HD float west_face_ground(const float *ground, long c0, long c1, long n,
 		       ground[base + (size_t)c1 * stride]);
 }
 
+/* 5. The height above its ground gf of a face of level k: the middle of
+ * the part of the level above gf (the level centre when gf is below the
+ * level). */
+WEST_HD float west_face_height(const struct west_kgrid *g, float gf, size_t k)
+{
+	float top = g->zc[k] + 0.5f / g->rdz[k];
+	return fmaxf(g->zc[k] - gf, 0.5f * (top - gf));
+}
+
 /* 5. u on x-face (i, j, k) and v on y-face (i, j, k). */
 WEST_HD float west_interp_u_at(const struct west_kgrid *g, size_t ns,
 			       const struct west_kstation *st, const float *pst,
@@ -136,7 +145,7 @@ WEST_HD float west_interp_u_at(const struct west_kgrid *g, size_t ns,
 	float x = (float)i * g->dx, y = ((float)j + 0.5f) * g->dy;
 	float gr = west_face_ground(g->ground, (long)i - 1, (long)i, (long)g->nx,
 				    1, j * g->nx);
-	return west_idw_value(ns, st, x, y, us, pst, g->zc[k] - gr);
+	return west_idw_value(ns, st, x, y, us, pst, west_face_height(g, gr, k));
 }
 WEST_HD float west_interp_v_at(const struct west_kgrid *g, size_t ns,
 			       const struct west_kstation *st, const float *pst,
@@ -145,7 +154,7 @@ WEST_HD float west_interp_v_at(const struct west_kgrid *g, size_t ns,
 	float x = ((float)i + 0.5f) * g->dx, y = (float)j * g->dy;
 	float gr = west_face_ground(g->ground, (long)j - 1, (long)j, (long)g->ny,
 				    g->nx, i);
-	return west_idw_value(ns, st, x, y, vs, pst, g->zc[k] - gr);
+	return west_idw_value(ns, st, x, y, vs, pst, west_face_height(g, gr, k));
 }
 
 /* 6, 7. Whether x-, y- or z-face (i, j, k) touches land (the ground
@@ -165,6 +174,42 @@ WEST_HD int west_zface_closed(const unsigned char *l, size_t nx, size_t ny,
 {
 	return k == 0 || west_kland(l, nx, ny, nz, i, j, k - 1) ||
 	       west_kland(l, nx, ny, nz, i, j, k);
+}
+
+/* 7. The open fraction of an open side face of level k whose ground is gf
+ * (m above the base): the part of the level above it, in [0, 1]. */
+WEST_HD float west_face_fraction(const struct west_kgrid *g, float gf, size_t k)
+{
+	float t = (g->zc[k] + 0.5f / g->rdz[k] - gf) * g->rdz[k];
+	return t >= 1.0f ? 1.0f : t <= 0.0f ? 0.0f : t;
+}
+
+/* 7. Transparencies of x-, y- and z-face (i, j, k) (kernels.h rules). */
+WEST_HD float west_xface_t(const struct west_kgrid *g, int cut, long i, long j, long k)
+{
+	size_t nx = g->nx, ny = g->ny;
+	if (west_xface_closed(g->land, nx, ny, g->nz, i, j, k))
+		return 0.0f;
+	if (!cut)
+		return 1.0f;
+	return west_face_fraction(g, west_face_ground(g->ground, i - 1, i, (long)nx, 1,
+						      (size_t)j * nx), (size_t)k);
+}
+WEST_HD float west_yface_t(const struct west_kgrid *g, int cut, long i, long j, long k)
+{
+	size_t nx = g->nx, ny = g->ny;
+	if (west_yface_closed(g->land, nx, ny, g->nz, i, j, k))
+		return 0.0f;
+	if (!cut)
+		return 1.0f;
+	return west_face_fraction(g, west_face_ground(g->ground, j - 1, j, (long)ny, nx,
+						      (size_t)i), (size_t)k);
+}
+
+/* 6. A face velocity times its transparency t (0 on a closed face). */
+WEST_HD float west_times_t(float u, float t)
+{
+	return t == 0.0f ? 0.0f : t == 1.0f ? u : t * u;
 }
 
 /* 8. Constants of a red-black pass, computed once on the host. */

@@ -105,9 +105,11 @@ enum west_status west_initialize_cpu(const struct west_kgrid *g, size_t ns,
 				     float *us, float *vs, float *w);
 
 /*
- * 4. land: land[c] = 1 when the altitude of level k's centre, zcalt[k],
- * is below the column's ground altitude terrain_alt[j*nx+i].  (Altitudes
- * in double: the grid builder's exact rule.)
+ * 4. land: land[c] = 1 when the land threshold of level k, zcalt[k] (an
+ * altitude: the level's centre for staircase faces, a tenth of the level
+ * below its top for cut cells; grid.h), is below the column's ground
+ * altitude terrain_alt[j*nx+i].  (Altitudes in double: the grid builder's
+ * exact rule.)
  */
 enum west_status west_land_cpu(size_t nx, size_t ny, size_t nz,
 			       const float *terrain_alt, const double *zcalt,
@@ -117,26 +119,32 @@ enum west_status west_land_cpu(size_t nx, size_t ny, size_t nz,
  * 5. interpolate: u on each x-face and v on each y-face is the
  * inverse-distance-squared mean, taken at the face centre, of the
  * stations' components carried by their profiles (step 2) to the face's
- * own height above ground, zc[k] minus the mean ground of the one or two
- * columns the face borders: sum_s w_s us[s] f_s(h) / sum_s w_s (a station
- * within 1 mm of the face centre gives its own value).
+ * own height above ground gf, the mean ground of the one or two columns
+ * the face borders: h = the middle of the part of level k above gf,
+ * max(zc[k] - gf, (zf[k+1] - gf) / 2); sum_s w_s us[s] f_s(h) / sum_s w_s
+ * (a station within 1 mm of the face centre gives its own value).
  */
 enum west_status west_interpolate_cpu(const struct west_kgrid *g, size_t ns,
 				      const struct west_kstation *st,
 				      const float *pst, const float *us,
 				      const float *vs, float *u, float *v);
 
-/* 6. speed zero: 0 on every face touching a land cell, and w on the ground. */
+/* 6. speed zero: every face's velocity times its transparency (g->tx,
+ * ty, tz), so 0 on every face touching a land cell and w on the ground,
+ * and on a cut face the flux per unit face area (docs/model.md). */
 enum west_status west_speed_zero_cpu(const struct west_kgrid *g, float *u,
 				     float *v, float *w);
 
 /*
- * 7. transparency: tx, ty, tz from the land mask (grid.h rules): 0 on a face
- * touching land and on the ground, 1 elsewhere, domain boundary included.
+ * 7. transparency: tx, ty, tz from g's land mask (grid.h rules): 0 on a
+ * face touching land and on the ground; on an open face 1, except with cut
+ * (cut cells) on an open x- or y-face, where it is the fraction of the
+ * level's height above the face's ground (the mean ground of the one or
+ * two columns the face borders, g->ground), at most 1.  z-faces are 0 or
+ * 1.  g's tx, ty, tz are not read.
  */
-enum west_status west_transparency_cpu(size_t nx, size_t ny, size_t nz,
-				       const unsigned char *land, float *tx,
-				       float *ty, float *tz);
+enum west_status west_transparency_cpu(const struct west_kgrid *g, int cut,
+				       float *tx, float *ty, float *tz);
 
 /*
  * 8. divergence minimization, one colour pass of the velocity-form
@@ -184,11 +192,14 @@ enum west_status west_divremoval_cpu(const struct west_kgrid *g,
  * pass reads and writes its own colour contiguously and its neighbours
  * (the other colour) from contiguous rows.  Slots with no cell (the last
  * of a row of odd length) hold zero.  Level 0, the model grid, keeps a
- * one-byte code per cell (bit f set when face f is open: transparency 1)
- * and the conductance of an open face by level k (kf[6 k + f]); coarser
- * levels keep six conductances per cell (g[f * 2 ncol + slot]).
+ * one-byte code per cell (bit f set when face f is open: transparency > 0;
+ * bit WEST_PF_CUT set when a side face is open by a fraction, a cut cell)
+ * and the conductance of a wholly open face by level k (kf[6 k + f]); a
+ * cut cell's side faces take kf times their transparency, read from the
+ * grid's tx and ty.  Coarser levels keep six conductances per cell
+ * (g[f * 2 ncol + slot]).
  */
-enum { WEST_PF_W, WEST_PF_E, WEST_PF_S, WEST_PF_N, WEST_PF_B, WEST_PF_T };
+enum { WEST_PF_W, WEST_PF_E, WEST_PF_S, WEST_PF_N, WEST_PF_B, WEST_PF_T, WEST_PF_CUT };
 
 struct west_plevel {
 	size_t nx, ny, nz;          /* cells */
@@ -198,6 +209,9 @@ struct west_plevel {
 	const unsigned char *code;  /* level 0: 2 * ncol open-face bits; else NULL */
 	const float *kf;            /* level 0: 6 * nz open-face conductances (m) */
 	const float *vol;           /* level 0: nz cell volumes (m^3) */
+	const float *tx, *ty;       /* level 0: the grid's x- and y-face
+				       transparencies (grid.h layouts), read
+				       for cut cells; not in the block */
 	const float *g;             /* coarser levels: 6 * 2 * ncol conductances (m) */
 	float *e, *b;               /* 2 * ncol: correction (m^2/s), right-hand side */
 };

@@ -32,12 +32,35 @@ WEST_HD size_t west_pslot(const struct west_plevel *l, size_t i, size_t j, size_
 	return ((i + j + k) & 1) * l->ncol + (i >> 1) + l->hx * (j + l->ny * k);
 }
 
-/* Conductance of face f of the cell at slot s, on level k. */
-WEST_HD float west_pcond(const struct west_plevel *l, size_t s, size_t k, int f)
+/* Level 0: the conductances of cut cell (i, j, k)'s side faces times
+ * their transparencies. */
+WEST_HD void west_pcut(const struct west_plevel *l, size_t i, size_t j, size_t k,
+		       float g[6])
 {
-	if (l->code)
-		return (WEST_LDG(&l->code[s]) >> f & 1) ? WEST_LDG(&l->kf[6 * k + f]) : 0.0f;
-	return WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
+	size_t xw = west_kx(l->nx, l->ny, i, j, k), ys = west_ky(l->nx, l->ny, i, j, k);
+	g[WEST_PF_W] *= WEST_LDG(&l->tx[xw]);
+	g[WEST_PF_E] *= WEST_LDG(&l->tx[xw + 1]);
+	g[WEST_PF_S] *= WEST_LDG(&l->ty[ys]);
+	g[WEST_PF_N] *= WEST_LDG(&l->ty[ys + l->nx]);
+}
+
+/* The six conductances of cell (i, j, k) at slot s of level l. */
+WEST_HD void west_pconds(const struct west_plevel *l, size_t s, size_t i, size_t j,
+			 size_t k, float g[6])
+{
+	if (l->code) {
+		unsigned code = WEST_LDG(&l->code[s]);
+		const float *kf = l->kf + 6 * k;
+		WEST_UNROLL6
+		for (int f = 0; f < 6; f++)
+			g[f] = (code >> f & 1) ? WEST_LDG(&kf[f]) : 0.0f;
+		if (code >> WEST_PF_CUT & 1)
+			west_pcut(l, i, j, k, g);
+	} else {
+		WEST_UNROLL6
+		for (int f = 0; f < 6; f++)
+			g[f] = WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
+	}
 }
 
 /* sum of G_f nb_f in face order (closed faces add G_f nb_f = 0: nb is
@@ -74,17 +97,7 @@ WEST_HD size_t west_prow_gather(const struct west_plevel *l, const float *x, int
 	size_t s = (size_t)c * l->ncol + row + t;
 	const float *o = x + (size_t)(1 - c) * l->ncol + row + t;
 
-	if (l->code) {
-		unsigned code = WEST_LDG(&l->code[s]);
-		const float *kf = l->kf + 6 * k;
-		WEST_UNROLL6
-		for (int f = 0; f < 6; f++)
-			g[f] = (code >> f & 1) ? WEST_LDG(&kf[f]) : 0.0f;
-	} else {
-		WEST_UNROLL6
-		for (int f = 0; f < 6; f++)
-			g[f] = WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
-	}
+	west_pconds(l, s, i, j, k, g);
 	nb[WEST_PF_W] = i > 0 ? o[(ptrdiff_t)i0 - 1] : 0.0f;
 	nb[WEST_PF_E] = i + 1 < l->nx ? o[i0] : 0.0f;
 	nb[WEST_PF_S] = j > 0 ? o[-(ptrdiff_t)l->hx] : 0.0f;
@@ -185,7 +198,8 @@ WEST_HD float west_pdiv_at(const struct west_kgrid *g, const struct west_plevel 
  * u += alpha T grad x on the west, south and bottom faces of cell (i, j, k)
  * and, on the last cell of a row, column or level, on its east, north or
  * top boundary face (x = 0 beyond).  A face is open when the code of the
- * cell on either side says so (both agree; on the boundary, the one cell).
+ * cell on either side says so (both agree; on the boundary, the one cell);
+ * a cut cell's side faces move by their transparency times that.
  */
 WEST_HD void west_papply_at(const struct west_kgrid *g, const struct west_plevel *l0,
 			    const struct west_sor *o, float alpha, const float *x,
@@ -197,14 +211,20 @@ WEST_HD void west_papply_at(const struct west_kgrid *g, const struct west_plevel
 	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
 	size_t zb = west_kc(nx, ny, i, j, k);
 
+	/* a cut cell's side faces move by T grad x */
+	float ax = alpha * o->rdx, ay = alpha * o->rdy, tw = 1.0f, te = 1.0f, ts = 1.0f, tn = 1.0f;
+	if (code >> WEST_PF_CUT & 1)
+		tw = l0->tx[xw], te = l0->tx[xw + 1], ts = l0->ty[ys], tn = l0->ty[ys + nx];
 	if (code >> WEST_PF_W & 1)
-		u[xw] += alpha * o->rdx * (xc - (i > 0 ? x[west_pslot(l0, i - 1, j, k)] : 0.0f));
+		u[xw] += west_times_t(ax, tw) *
+			 (xc - (i > 0 ? x[west_pslot(l0, i - 1, j, k)] : 0.0f));
 	if ((code >> WEST_PF_E & 1) && i + 1 == nx)
-		u[xw + 1] += alpha * o->rdx * (0.0f - xc);
+		u[xw + 1] += west_times_t(ax, te) * (0.0f - xc);
 	if (code >> WEST_PF_S & 1)
-		v[ys] += alpha * o->rdy * (xc - (j > 0 ? x[west_pslot(l0, i, j - 1, k)] : 0.0f));
+		v[ys] += west_times_t(ay, ts) *
+			 (xc - (j > 0 ? x[west_pslot(l0, i, j - 1, k)] : 0.0f));
 	if ((code >> WEST_PF_N & 1) && j + 1 == ny)
-		v[ys + nx] += alpha * o->rdy * (0.0f - xc);
+		v[ys + nx] += west_times_t(ay, tn) * (0.0f - xc);
 	if ((code >> WEST_PF_B & 1) && k > 0)
 		w[zb] += alpha * o->eta * g->rdzf[k] * (xc - x[west_pslot(l0, i, j, k - 1)]);
 	if ((code >> WEST_PF_T & 1) && k + 1 == g->nz)

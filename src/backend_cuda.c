@@ -289,7 +289,7 @@ static enum west_status fill_grid(struct cuda_state *s, const struct west_grid *
 	if (!st && !zcalt)
 		st = west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
 	if (!st) {
-		west_grid_level_altitudes(g, zcalt);
+		west_grid_land_altitudes(g, zcalt);
 		if ((st = h2d(s->d.terrain, g->terrain, g->nx * g->ny * sizeof(float), err, errlen)) ||
 		    (st = h2d(s->d.zcalt, zcalt, g->nz * sizeof *zcalt, err, errlen)) ||
 		    (st = h2d(s->d.ground, l.ground, g->nx * g->ny * sizeof(float), err, errlen)) ||
@@ -306,8 +306,11 @@ static enum west_status fill_grid(struct cuda_state *s, const struct west_grid *
 		}
 		s->land_seconds = now_seconds() - t0;
 		t0 = now_seconds();
-		if ((st = west_transparency_cuda(g->nx, g->ny, g->nz, s->d.land, s->d.tx, s->d.ty,
-						 s->d.tz)) || (st = cuda_sync())) {
+		struct west_kgrid dk = { .nx = g->nx, .ny = g->ny, .nz = g->nz,
+					 .zc = s->d.zc, .rdz = s->d.rdz, .ground = s->d.ground,
+					 .land = s->d.land };
+		if ((st = west_transparency_cuda(&dk, g->cut, s->d.tx, s->d.ty, s->d.tz)) ||
+		    (st = cuda_sync())) {
 			west_fail(err, errlen, st, "cuda backend: the transparency kernel failed (the log has the CUDA error)");
 			goto out;
 		}
@@ -373,8 +376,10 @@ static enum west_status cuda_hierarchy(struct cuda_state *s, const struct west_s
 		cudaFree(dev);
 		s->bytes -= host.bytes;
 	}
-	if (!st)
+	if (!st) {
 		west_mg_rebase(&s->mg, &host, dev);
+		s->mg.lv[0].tx = s->d.tx, s->mg.lv[0].ty = s->d.ty;
+	}
 	west_mg_free(&host);
 	return st;
 }

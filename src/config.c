@@ -76,6 +76,7 @@ static const char *const nodata_words[] = { "refuse", "fill", NULL };
 static const char *const backend_words[] = { "auto", "cpu", "cuda", NULL };
 static const char *const yesno_words[] = { "no", "yes", NULL };
 static const char *const land_use_words[] = { "rural", "urban", NULL };
+static const char *const faces_words[] = { "cut", "staircase", NULL };
 static const char *const indexing_words[] = { "masked", "compact", NULL };
 static const char *const solver_words[] = { "multigrid", "sor", "sor-potential", NULL };
 
@@ -108,6 +109,9 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_MAX_CELLS] = {
 		"max_cells", CONF_LLONG, FIELD(max_cells), 1, 4000000000.0, 0, NULL,
 		"200000000", 1, "refuse grids with more 3D cells than this" },
+	[WEST_CONF_TERRAIN_FACES] = {
+		"terrain_faces", CONF_ENUM, FIELD(terrain_faces), 0, 0, 0, faces_words,
+		"cut", 1, "cut (open fractions of the faces) or staircase (whole cells)" },
 	[WEST_CONF_BACKEND] = {
 		"backend", CONF_ENUM, FIELD(backend), 0, 0, 0, backend_words,
 		"auto", 0, "compute backend (auto = CUDA when a GPU answers)" },

@@ -27,6 +27,8 @@
 enum west_backend_choice { WEST_BACKEND_AUTO, WEST_BACKEND_CPU, WEST_BACKEND_CUDA };
 enum west_nodata_rule { WEST_NODATA_REFUSE, WEST_NODATA_FILL };
 enum west_land_use { WEST_LAND_RURAL, WEST_LAND_URBAN };
+/* How the terrain closes the faces (grid.h). */
+enum west_terrain_faces { WEST_FACES_CUT, WEST_FACES_STAIRCASE };
 enum west_indexing { WEST_INDEXING_MASKED, WEST_INDEXING_COMPACT };
 enum west_solver { WEST_SOLVER_MULTIGRID, WEST_SOLVER_SOR, WEST_SOLVER_SOR_POTENTIAL };
 
@@ -41,6 +43,7 @@ enum west_conf_key {
 	WEST_CONF_LEVELS,
 	WEST_CONF_BASE_ALTITUDE,
 	WEST_CONF_MAX_CELLS,
+	WEST_CONF_TERRAIN_FACES,
 	WEST_CONF_BACKEND,
 	WEST_CONF_LOG_LEVEL,
 	WEST_CONF_MAX_STATIONS,
@@ -88,6 +91,7 @@ struct west_config {
 	size_t nlevels;                     /* 0 = use nz, dz */
 	double base_altitude;               /* m; NaN = auto (lowest terrain) */
 	long long max_cells;                /* refuse grids with more 3D cells */
+	int terrain_faces;                  /* enum west_terrain_faces */
 	int backend;                        /* enum west_backend_choice */
 	int log_level;                      /* enum west_log_level */
 	long max_stations;                  /* refuse larger observation sets */

@@ -58,6 +58,17 @@ void west_field_free(struct west_field *f)
 	memset(f, 0, sizeof *f);
 }
 
+/* The mean of two opposite faces' winds, each face's flux per unit area
+ * over its transparency, closed faces left out (0 when both are). */
+static float open_mean(float a, float ta, float b, float tb)
+{
+	if (ta == 0.0f)
+		return tb == 0.0f ? 0.0f : b / tb;
+	if (tb == 0.0f)
+		return a / ta;
+	return 0.5f * (a / ta + b / tb);
+}
+
 int west_field_centre(const struct west_field *f, const struct west_grid *g,
 		      size_t i, size_t j, size_t k, float out[3])
 {
@@ -67,9 +78,9 @@ int west_field_centre(const struct west_field *f, const struct west_grid *g,
 	size_t xf = i + (nx + 1) * (j + ny * k);
 	size_t yf = i + nx * (j + (ny + 1) * k);
 	size_t zf = i + nx * (j + ny * k);
-	out[0] = 0.5f * (f->u[xf] + f->u[xf + 1]);
-	out[1] = 0.5f * (f->v[yf] + f->v[yf + nx]);
-	out[2] = 0.5f * (f->w[zf] + f->w[zf + nx * ny]);
+	out[0] = open_mean(f->u[xf], g->tx[xf], f->u[xf + 1], g->tx[xf + 1]);
+	out[1] = open_mean(f->v[yf], g->ty[yf], f->v[yf + nx], g->ty[yf + nx]);
+	out[2] = open_mean(f->w[zf], g->tz[zf], f->w[zf + nx * ny], g->tz[zf + nx * ny]);
 	return 1;
 }
 

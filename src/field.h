@@ -2,11 +2,14 @@
  * field.h: a solved wind field and the diagnostics of the solve that made it.
  *
  * The field holds the face velocities of the Arakawa-C grid (grid.h gives
- * the layouts): u on x-faces, v on y-faces, w on z-faces, in m/s, float32.
+ * the layouts): u on x-faces, v on y-faces, w on z-faces, in m/s, float32,
+ * each the flux through the face per unit face area (the velocity times
+ * the face's transparency: on a wholly open face the velocity itself).
  * Faces touching land and the ground are 0.  The per-column stability class
  * (step 1) is kept for dispersion models.  Cell-centre components (what
- * snapshots and the API publish) are the means of the two opposite faces;
- * land cells have none.
+ * snapshots and the API publish) are the means of the winds on the two
+ * opposite faces (flux over transparency), closed faces left out; land
+ * cells have none.
  */
 #ifndef WEST_FIELD_H
 #define WEST_FIELD_H
@@ -82,7 +85,8 @@ void west_field_free(struct west_field *f);
 
 /*
  * Cell-centre velocity of cell (i, j, k): out = {u, v, w} (m/s), the means
- * of opposite faces.  Returns 0 and leaves out alone for a land cell.
+ * of the winds on opposite open faces (above).  Returns 0 and leaves out
+ * alone for a land cell.
  */
 int west_field_centre(const struct west_field *f, const struct west_grid *g,
 		      size_t i, size_t j, size_t k, float out[3]);

@@ -15,6 +15,7 @@
 
 #include "kernels.h"
 #include "log.h"
+#include "model.h"
 
 static enum west_status make_levels(struct west_grid *g,
 				    const struct west_config *c,
@@ -80,10 +81,23 @@ double west_grid_ground_at(const struct west_grid *g, double x, double y)
 	       b * ((1 - a) * t[j1 * nx + i0] + a * t[j1 * nx + i1]);
 }
 
-void west_grid_level_altitudes(const struct west_grid *g, double *zcalt)
+void west_grid_land_altitudes(const struct west_grid *g, double *zcalt)
 {
 	for (size_t k = 0; k < g->nz; k++)
-		zcalt[k] = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
+		zcalt[k] = g->cut ? g->base + g->zf[k + 1] - WEST_CUT_MIN * (g->zf[k + 1] - g->zf[k])
+				  : g->base + 0.5 * (g->zf[k] + g->zf[k + 1]);
+}
+
+double west_grid_lowest_level(const struct west_grid *g, size_t i, size_t j, size_t *k)
+{
+	size_t c = 0;
+	while (c < g->nz && g->land[west_grid_cell(g, i, j, c)])
+		c++;
+	*k = c;
+	if (c == g->nz)
+		return -1.0;
+	double ground = (double)g->terrain[j * g->nx + i] - g->base;
+	return 0.5 * (g->zf[c + 1] + fmax(g->zf[c], ground));
 }
 
 /* The lowest resolved level where it stands highest above the ground. */
@@ -92,12 +106,10 @@ static void find_lowest_level(struct west_grid *g)
 	g->lowest_agl_max = -1.0;
 	for (size_t j = 0; j < g->ny; j++)
 		for (size_t i = 0; i < g->nx; i++) {
-			size_t k = 0;
-			while (k + 1 < g->nz && g->land[west_grid_cell(g, i, j, k)])
-				k++;
-			double agl = g->base + 0.5 * (g->zf[k] + g->zf[k + 1]) -
-				     (double)g->terrain[j * g->nx + i];
-			if (agl > g->lowest_agl_max) {
+			size_t k;
+			double h = west_grid_lowest_level(g, i, j, &k);
+			double agl = h + g->base - (double)g->terrain[j * g->nx + i];
+			if (h >= 0 && agl > g->lowest_agl_max) {
 				g->lowest_agl_max = agl;
 				g->lowest_dz_there = g->zf[k + 1] - g->zf[k];
 				g->lowest_i = i, g->lowest_j = j;
@@ -126,10 +138,12 @@ static enum west_status fill_land_transparency(struct west_grid *g,
 {
 	double *zc = malloc(g->nz * sizeof *zc), t0 = now_seconds();
 	size_t n = west_grid_ncells(g), land = 0;
+	struct west_levels lv;
+	struct west_kgrid kg;
 
 	if (!zc)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for levels");
-	west_grid_level_altitudes(g, zc);
+	west_grid_land_altitudes(g, zc);
 	west_land_cpu(g->nx, g->ny, g->nz, g->terrain, zc, g->land);
 	free(zc);
 	#pragma omp parallel for reduction(+:land) schedule(static)
@@ -137,9 +151,14 @@ static enum west_status fill_land_transparency(struct west_grid *g,
 		land += g->land[c];
 	g->land_cells = land;
 	g->land_seconds = now_seconds() - t0;
+	enum west_status st = west_levels_init(&lv, g, err, errlen);
+	if (st)
+		return st;
 	t0 = now_seconds();
-	west_transparency_cpu(g->nx, g->ny, g->nz, g->land, g->tx, g->ty, g->tz);
+	west_kgrid_init(&kg, g, &lv);
+	west_transparency_cpu(&kg, g->cut, g->tx, g->ty, g->tz);
 	g->transparency_seconds = now_seconds() - t0;
+	west_levels_free(&lv);
 	return WEST_OK;
 }
 
@@ -172,6 +191,7 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 	west_dem_range(dem, &zmin, &zmax);
 	g->terrain_min = zmin, g->terrain_max = zmax;
 	g->base = isnan(c->base_altitude) ? floor(zmin) : c->base_altitude;
+	g->cut = c->terrain_faces == WEST_FACES_CUT;
 	st = make_levels(g, c, err, errlen);
 	if (!st)
 		st = check_vertical(g, zmin, zmax, err, errlen);

@@ -14,11 +14,19 @@
  *   z-face (i, j, k)  -> i + nx * (j + ny * k)           nx * ny * (nz + 1)
  *                        (face k is the bottom face of cell k)
  *
- * Land: a cell is land when its centre, base + (zf[k] + zf[k+1]) / 2, is
- * below the terrain altitude of its column.
+ * Land and transparencies by the config's terrain_faces (docs/model.md,
+ * "Grid"):
+ *  - staircase: a cell is land when its centre, base + (zf[k] + zf[k+1]) / 2,
+ *    is below the terrain altitude of its column;
+ *  - cut (cut cells): a cell is land when less than WEST_CUT_MIN of its
+ *    height lies above its column's ground (its threshold altitude
+ *    base + zf[k+1] - WEST_CUT_MIN dz_k is below the terrain).
  * Transparencies in [0, 1]: 0 on a face touching a land cell and on the
- * ground (z-face k = 0); 1 on every other face, the open domain boundary
- * (sides, top) included.
+ * ground (z-face k = 0); on every other face 1, the open domain boundary
+ * (sides, top) included, except with cut cells on the x- and y-faces: the
+ * fraction of the level's height above the face's ground (the mean
+ * altitude of the one or two columns it borders), at least about
+ * WEST_CUT_MIN.  z-faces are 0 or 1 either way.
  */
 #ifndef WEST_GRID_H
 #define WEST_GRID_H
@@ -39,6 +47,7 @@ struct west_grid {
 	float terrain_min, terrain_max; /* m */
 	unsigned char *land;  /* nx * ny * nz, 1 = land */
 	float *tx, *ty, *tz;  /* face transparencies, layouts above */
+	int cut;              /* cut cells (1) or staircase (0) */
 	size_t land_cells;
 	double land_seconds, transparency_seconds; /* steps 4, 7 at build */
 	/* The lowest resolved level (the centre of a column's lowest air
@@ -109,7 +118,19 @@ double west_grid_ground_at(const struct west_grid *g, double x, double y);
  */
 int west_grid_coarse_on_high_ground(const struct west_grid *g, char *msg, size_t len);
 
-/* zcalt[k] = the altitude of level k's centre (m), k < nz: land's rule. */
-void west_grid_level_altitudes(const struct west_grid *g, double *zcalt);
+/* The least open fraction of a cut cell that is not land. */
+#define WEST_CUT_MIN 0.1
+
+/* zcalt[k] = the land threshold altitude of level k (m), k < nz: a cell is
+ * land when it is below its column's terrain (the rules above). */
+void west_grid_land_altitudes(const struct west_grid *g, double *zcalt);
+
+/*
+ * The lowest resolved level of column (i, j): the height above the base
+ * (m) of the centre of the open part of its lowest air cell (the part above
+ * the column's ground), *k that cell; -1 when the column is land to the
+ * top.
+ */
+double west_grid_lowest_level(const struct west_grid *g, size_t i, size_t j, size_t *k);
 
 #endif

@@ -123,10 +123,10 @@ void west_mg_rebase(struct west_mg *out, const struct west_mg *host, void *base)
 
 /* -------------------------------------------------------------- fill */
 
-/* Level 0: open-face codes from the transparencies; kf and vol by level. */
-static enum west_status fill_level0(const struct west_plevel *l, const struct geom *a,
-				    const struct west_grid *g, double eta,
-				    char *err, size_t errlen)
+/* Level 0: open-face codes (and cut bits) from the transparencies, kf and
+ * vol by level, and the grid's tx and ty for the cut cells. */
+static void fill_level0(struct west_plevel *l, const struct geom *a,
+			const struct west_grid *g, double eta)
 {
 	unsigned char *code = (unsigned char *)l->code;
 	float *kf = (float *)l->kf, *vol = (float *)l->vol;
@@ -142,8 +142,7 @@ static enum west_status fill_level0(const struct west_plevel *l, const struct ge
 			kf[6 * k + f] = (float)c[f];
 		vol[k] = (float)(a->dx * a->dy * dz);
 	}
-	long bad = -1;   /* a cell with a fractional transparency */
-	#pragma omp parallel for schedule(static) reduction(max:bad)
+	#pragma omp parallel for schedule(static)
 	for (long r = 0; r < (long)(ny * a->nz); r++) {
 		size_t j = (size_t)r % ny, k = (size_t)r / ny;
 		for (size_t i = 0; i < nx; i++) {
@@ -153,20 +152,14 @@ static enum west_status fill_level0(const struct west_plevel *l, const struct ge
 				       g->ty[ys + nx], g->tz[zb], g->tz[zb + nx * ny] };
 			unsigned bits = 0;
 			for (int f = 0; f < 6; f++) {
-				if (t[f] != 0.0f && t[f] != 1.0f && bad < 0)
-					bad = (long)zb;
 				bits |= (t[f] != 0.0f) << f;
+				if (t[f] != 0.0f && t[f] != 1.0f)
+					bits |= 1u << WEST_PF_CUT;
 			}
 			code[west_pslot(l, i, j, k)] = (unsigned char)bits;
 		}
 	}
-	if (bad >= 0) {
-		size_t i = (size_t)bad % nx, j = (size_t)bad / nx % ny, k = (size_t)bad / nx / ny;
-		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-				 "multigrid: a fractional transparency at cell (%zu, %zu, %zu): the potential solvers take 0 or 1 only",
-				 i, j, k);
-	}
-	return WEST_OK;
+	l->tx = g->tx, l->ty = g->ty;
 }
 
 /* Conductance times distance (open area, times eta on z) of face f of
@@ -174,7 +167,9 @@ static enum west_status fill_level0(const struct west_plevel *l, const struct ge
 static double open_area(const struct west_plevel *l, const struct geom *a, size_t i,
 			size_t j, size_t k, int f)
 {
-	return (double)west_pcond(l, west_pslot(l, i, j, k), k, f) * face_dist(a, f, k);
+	float g[6];
+	west_pconds(l, west_pslot(l, i, j, k), i, j, k, g);
+	return (double)g[f] * face_dist(a, f, k);
 }
 
 /* Face f of coarse cell (I, J, K): the fine faces it covers, summed. */
@@ -273,8 +268,7 @@ enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
 	layout(mg, gm, block);
 	const struct west_plevel *last = &mg->lv[mg->nlevels - 1];
 	mg->coarse_sweeps = (int)(last->nx + last->ny + last->nz) + 4;
-	if ((st = fill_level0(&mg->lv[0], &gm[0], g, eta, err, errlen)))
-		goto out;
+	fill_level0(&mg->lv[0], &gm[0], g, eta);
 	for (int L = 0; L + 1 < mg->nlevels; L++)
 		fill_coarse(&mg->lv[L], &gm[L], &mg->lv[L + 1], &gm[L + 1]);
 out:

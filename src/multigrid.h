@@ -50,15 +50,17 @@ struct west_mg {
 };
 
 /*
- * Build the hierarchy of grid g for eta in host memory.  Refuses (with
- * WEST_ERR_UNSUPPORTED) transparencies other than 0 and 1, the only values
- * grid.c gives and the ones level 0's one-bit codes can hold.
+ * Build the hierarchy of grid g for eta in host memory.  Level 0's tx and
+ * ty point at g's transparencies (cut cells read them), so g must outlive
+ * it.
  */
 enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
 			       double eta, char *err, size_t errlen);
 
 /* out = host's hierarchy with its pointers moved into the block at base
- * (a copy of host->base's bytes, e.g. in device memory). */
+ * (a copy of host->base's bytes, e.g. in device memory).  Level 0's tx and
+ * ty are not in the block: the caller points them at its copy of the
+ * grid's transparencies. */
 void west_mg_rebase(struct west_mg *out, const struct west_mg *host, void *base);
 
 /* Free a host hierarchy (its block) and zero it. */

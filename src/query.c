@@ -20,11 +20,13 @@
  * Open faces only: a face touching land (or the ground) holds 0 in the
  * field as the no-flux condition, not as a wind, so the blend takes only
  * the corners on open faces, their weights renormalized (0 when none is
- * open).
+ * open).  The field holds each face's flux per unit face area; a face open
+ * by a fraction T (cut cells, grid.h) is read as that over T, the wind in
+ * its open part.
  *
  * Near the ground (docs/model.md, "Near the ground"): the lowest resolved
- * level of the column holding (x, y) is the centre of its lowest air cell,
- * z_ref above the local ground.  A point in the air below it (z_agl <
+ * level of the column holding (x, y) is the centre of the open part of its
+ * lowest air cell (west_grid_lowest_level), z_ref above the local ground.  A point in the air below it (z_agl <
  * z_ref, including a point inside a land cell whose centre lies below the
  * terrain) gets the blend at z_ref carried down by the column's power law:
  * u, v times (z_agl / z_ref)^p, p the exponent of the column's class that
@@ -111,22 +113,19 @@ static void locate(const struct west_grid *g, double xl, double yl, double h,
 	wh->centre[2] = stencil_at(level_index(g->zf, g->nz, 0, h), g->nz);
 }
 
-/* Whether face (i, j, k) of component c is open (touches no land and, for
- * w, is not the ground). */
-static int face_open(const struct west_grid *g, int c, size_t i, size_t j, size_t k)
+/* The transparency of face (i, j, k) of component c (0 when closed). */
+static float face_t(const struct west_grid *g, int c, size_t i, size_t j, size_t k)
 {
-	size_t nx = g->nx, ny = g->ny, nz = g->nz;
-	long li = (long)i, lj = (long)j, lk = (long)k;
-
 	if (c == 0)
-		return !west_xface_closed(g->land, nx, ny, nz, li, lj, lk);
+		return g->tx[i + (g->nx + 1) * (j + g->ny * k)];
 	if (c == 1)
-		return !west_yface_closed(g->land, nx, ny, nz, li, lj, lk);
-	return !west_zface_closed(g->land, nx, ny, nz, li, lj, lk);
+		return g->ty[i + g->nx * (j + (g->ny + 1) * k)];
+	return g->tz[i + g->nx * (j + g->ny * k)];
 }
 
 /* Component c (0: u on x-faces, 1: v on y-faces, 2: w on z-faces): the
- * blend of its eight values around the point, open faces only. */
+ * blend of its eight values around the point, open faces only, each face's
+ * flux per unit area over its open fraction (the wind in its open part). */
 static float component(const struct west_grid *g, const float *val, int c,
 		       const struct where *wh)
 {
@@ -144,9 +143,10 @@ static float component(const struct west_grid *g, const float *val, int c,
 			idx[a] = hi ? s[a].i1 : s[a].i0;
 			wgt *= hi ? s[a].a : 1.0 - s[a].a;
 		}
-		if (wgt == 0.0 || !face_open(g, c, idx[0], idx[1], idx[2]))
+		float t = wgt == 0.0 ? 0.0f : face_t(g, c, idx[0], idx[1], idx[2]);
+		if (t == 0.0f)
 			continue;
-		sum += wgt * val[idx[0] + px * (idx[1] + py * idx[2])];
+		sum += wgt * val[idx[0] + px * (idx[1] + py * idx[2])] / t;
 		wsum += wgt;
 	}
 	return wsum > 0.0 ? (float)(sum / wsum) : 0.0f;
@@ -226,17 +226,16 @@ static enum west_status wind_at(const struct west_grid *g, const struct west_fie
 {
 	double xl = p->x - g->x0, yl = p->y - g->y0, h = p->z_msl - g->base;
 	double zref, scale_uv = 1.0, scale_w = 1.0;
-	size_t i, j, k0 = 0;
+	size_t i, j, k0;
 	struct where wh;
 
 	column_at(g, xl, yl, &i, &j);
-	while (k0 < g->nz && g->land[west_grid_cell(g, i, j, k0)])
-		k0++;
-	if (k0 == g->nz)
+	zref = west_grid_lowest_level(g, i, j, &k0);
+	if (zref < 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "the column at x %.10g, y %.10g m is terrain up to the grid top",
 				 p->x, p->y);
-	zref = g->base + 0.5 * (g->zf[k0] + g->zf[k0 + 1]) - p->ground;
+	zref += g->base - p->ground;
 	if (p->z_agl < zref) {
 		float pw = f->power_exponent[f->stability[j * g->nx + i] % 6];
 		scale_uv = pow(p->z_agl / zref, pw);

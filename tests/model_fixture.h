@@ -71,6 +71,23 @@ static inline void fix_grid(struct west_grid *g, size_t nx, size_t ny, double dx
 	free(c);
 }
 
+/* fix_grid with staircase faces (land by cell centre, every open face
+ * wholly open), for tests that build fields by hand on that geometry. */
+static inline void fix_grid_staircase(struct west_grid *g, size_t nx, size_t ny,
+				      double dx, size_t nz, double dz, double height,
+				      double sigma)
+{
+	struct west_config *c = malloc(sizeof *c);
+
+	cr_assert_not_null(c);
+	west_config_defaults(c);
+	c->nz = (long)nz;
+	c->dz = dz;
+	c->terrain_faces = WEST_FACES_STAIRCASE;
+	fix_grid_conf(g, nx, ny, dx, c, height, sigma);
+	free(c);
+}
+
 /* Append one station (x, y from the grid's corner). */
 static inline void fix_obs(struct west_obs_set *set, const char *id, double x,
 			   double y, double height, double speed, double dir,

@@ -24,9 +24,10 @@
  * differ, by a few ulp):
  *  - stability, land, transparency, speed zero: exact.  Classes and masks
  *    are integers from identical arithmetic (land from zcalt in double by
- *    grid.c's west_grid_level_altitudes, base + (zf[k] + zf[k+1]) / 2, and
- *    equal to the grid's own mask and transparencies as well); speed zero
- *    only writes 0 or leaves a face alone.
+ *    grid.c's west_grid_land_altitudes, the cut-cell thresholds of the
+ *    fixture's default faces, and equal to the grid's own mask and
+ *    transparencies as well; the cut faces' fractions are the same float
+ *    arithmetic); speed zero multiplies each face by its transparency.
  *  - extrapolate, initialize, interpolate: rtol 1e-5 (fp32, DESIGN.md),
  *    atol 1e-6 m/s, one ulp of an 8 m/s speed: a component near 0 (wind
  *    from 180 or 270 degrees) has no relative accuracy to speak of.
@@ -348,7 +349,7 @@ static void cpu_chain(struct tcase *c)
 	c->tx = hbuf(c->nxf * sizeof(float));
 	c->ty = hbuf(c->nyf * sizeof(float));
 	c->tz = hbuf(c->nzf * sizeof(float));
-	west_grid_level_altitudes(&c->g, c->zcalt);   /* grid.c's own rule */
+	west_grid_land_altitudes(&c->g, c->zcalt);   /* grid.c's own rule */
 	cr_assert_eq(west_stability_cpu(kg, c->ns, c->st, c->stab, c->cls), WEST_OK);
 	cr_assert_eq(west_extrapolate_cpu(kg, c->ns, c->st, c->cls, c->pexp, c->pst), WEST_OK);
 	cr_assert_eq(west_initialize_cpu(kg, c->ns, c->st, c->us, c->vs, c->w0), WEST_OK);
@@ -358,8 +359,7 @@ static void cpu_chain(struct tcase *c)
 	c->v = hdup(c->vi, c->nyf * sizeof(float));
 	c->w = hdup(c->w0, c->nzf * sizeof(float));
 	cr_assert_eq(west_speed_zero_cpu(kg, c->u, c->v, c->w), WEST_OK);
-	cr_assert_eq(west_transparency_cpu(kg->nx, kg->ny, kg->nz, c->land, c->tx, c->ty, c->tz),
-		     WEST_OK);
+	cr_assert_eq(west_transparency_cpu(kg, c->g.cut, c->tx, c->ty, c->tz), WEST_OK);
 }
 
 /* Case `which`: 0 uniform levels of 15 m, 1 stretched levels. */
@@ -382,6 +382,10 @@ static void case_init(struct tcase *c, int which)
 	context = c->name;
 	fix_grid_conf(&c->g, HX, HY, HDX, conf, HILL, HSIGMA);
 	cr_assert_gt(c->g.land_cells, 0, "%s: the hill must make land", c->name);
+	size_t cut = 0;
+	for (size_t f = 0; f < west_grid_nxfaces(&c->g); f++)
+		cut += c->g.tx[f] > 0.0f && c->g.tx[f] < 1.0f;
+	cr_assert(c->g.cut && cut > 0, "%s: the hill must make cut cells", c->name);
 	cr_assert_eq(west_levels_init(&c->lv, &c->g, err, sizeof err), WEST_OK, "%s", err);
 	west_kgrid_init(&c->kg, &c->g, &c->lv);
 	five_stations(&c->obs);
@@ -613,9 +617,8 @@ static void step_transparency(const struct tcase *c)
 	float *dx = dev_alloc(xb), *dy = dev_alloc(yb), *dz = dev_alloc(zb);
 	struct faces got = { hbuf(xb), hbuf(yb), hbuf(zb) };
 
-	launched("transparency", west_transparency_cuda(g->nx, g->ny, g->nz,
-							dev_upload(c->land, c->nc),
-							dx, dy, dz));
+	struct west_kgrid dk = dev_kgrid(c);
+	launched("transparency", west_transparency_cuda(&dk, g->cut, dx, dy, dz));
 	dev_download(got.u, dx, xb);
 	dev_download(got.v, dy, yb);
 	dev_download(got.w, dz, zb);

@@ -146,7 +146,7 @@ static void fill(void)
 
 static void setup(void)
 {
-	fix_grid(&g, 23, 21, 100.0, 10, 10.0, 57.0, 300.0);
+	fix_grid_staircase(&g, 23, 21, 100.0, 10, 10.0, 57.0, 300.0);
 	cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
 	fill();
 	f.valid_time = VALID_TIME;

@@ -28,6 +28,7 @@ static void make_dem(size_t nx, size_t ny, float h)
 		dem.z[i] = h;
 	west_config_defaults(&conf);
 	conf.nz = 5, conf.dz = 10.0;
+	conf.terrain_faces = WEST_FACES_STAIRCASE;   /* cut_cells sets cut */
 }
 
 static void teardown(void)
@@ -73,6 +74,51 @@ Test(grid, land_by_cell_centre)
 	cr_assert_float_eq(g.tz[0 + 3 * (0 + 2 * 2)], 0.0f, 0.0f, "top face of land");
 	cr_assert_float_eq(g.tz[0 + 3 * (0 + 2 * 3)], 1.0f, 0.0f);
 	cr_assert_float_eq(g.tx[0 + 4 * (0 + 2 * 2)], 1.0f, 0.0f, "open cell on the boundary");
+}
+
+/*
+ * Cut cells: 10 m levels over ground 100 m (the base), 100.5, 109.5, 109
+ * and 125 m, one row.  A cell is land when less than 1 m (a tenth) of it
+ * is above its column's ground: 109.5 m takes level 0, 109 m does not
+ * (exactly 1 m is air), 125 m levels 0 and 1.  Side faces are open by the
+ * part of their level above the mean ground of their columns (the one
+ * column at an edge), 0 beside land: by hand below.  Tolerance 1e-6.
+ */
+Test(grid, cut_cells)
+{
+	const float z[5] = { 100.0f, 100.5f, 109.5f, 109.0f, 125.0f };
+	const unsigned char land[3][5] = { { 0, 0, 1, 0, 1 }, { 0, 0, 0, 0, 1 }, { 0 } };
+	const float tx[3][6] = { { 1, 0.975f, 0, 0, 0, 0 },       /* mean 100.25 */
+				 { 1, 1, 1, 1, 0, 0 },
+				 { 1, 1, 1, 1, 1, 0.5f } };        /* 125 at the edge */
+	const float ty[3][5] = { { 1, 0.95f, 0, 0.1f, 0 },       /* own columns */
+				 { 1, 1, 1, 1, 0 },
+				 { 1, 1, 1, 1, 0.5f } };
+
+	make_dem(5, 1, 0.0f);
+	memcpy(dem.z, z, sizeof z);
+	conf.terrain_faces = WEST_FACES_CUT;
+	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert(g.cut);
+	cr_expect_eq(g.land_cells, 3);
+	for (size_t k = 0; k < 3; k++) {
+		for (size_t i = 0; i < 5; i++) {
+			cr_expect_eq(g.land[west_grid_cell(&g, i, 0, k)], land[k][i],
+				     "cell (%zu, 0, %zu)", i, k);
+			for (size_t j = 0; j < 2; j++)
+				cr_expect_float_eq(g.ty[i + 5 * (j + 2 * k)], ty[k][i], 1e-6f,
+						   "ty (%zu, %zu, %zu)", i, j, k);
+		}
+		for (size_t i = 0; i < 6; i++)
+			cr_expect_float_eq(g.tx[i + 6 * k], tx[k][i], 1e-6f, "tx (%zu, 0, %zu)",
+					   i, k);
+	}
+	/* the lowest resolved level over 109 m: the middle of its 1 m */
+	size_t k;
+	cr_expect_float_eq(west_grid_lowest_level(&g, 3, 0, &k), 9.5, 1e-9);
+	cr_expect_eq(k, 0);
+	cr_expect_float_eq(west_grid_lowest_level(&g, 4, 0, &k), 27.5, 1e-9);
+	cr_expect_eq(k, 2);
 }
 
 Test(grid, level_list_sets_nz_and_heights)
@@ -167,13 +213,24 @@ Test(grid, alloc_check_refuses_overflow_and_memory)
 	cr_assert_eq(west_check_alloc(1024, 4, "small", err, sizeof err), WEST_OK);
 }
 
-/* Mark every face of every land cell and the ground; all others open. */
+/* The open fraction of an open side face of level k over the columns a
+ * and b (the same at an edge): 1 on a staircase grid. */
+static double side_open(const struct west_grid *gr, size_t a, size_t b, size_t k)
+{
+	double gf = 0.5 * ((double)gr->terrain[a] + (double)gr->terrain[b]) - gr->base;
+	double dz = gr->zf[k + 1] - gr->zf[k];
+	return gr->cut ? fmin(1.0, (gr->zf[k + 1] - gf) / dz) : 1.0;
+}
+
+/* Mark every face of every land cell and the ground closed; the others
+ * open, by side_open on the side faces.  Tolerance 1e-5 (float). */
 static void check_transparency_independently(const struct west_grid *gr)
 {
 	size_t nx = gr->nx, ny = gr->ny, nz = gr->nz;
 	unsigned char *cx = calloc(west_grid_nxfaces(gr), 1);
 	unsigned char *cy = calloc(west_grid_nyfaces(gr), 1);
 	unsigned char *cz = calloc(west_grid_nzfaces(gr), 1);
+	size_t fractional = 0;
 	cr_assert(cx && cy && cz);
 	for (size_t j = 0; j < ny; j++)
 		for (size_t i = 0; i < nx; i++)
@@ -187,42 +244,69 @@ static void check_transparency_independently(const struct west_grid *gr)
 				cy[i + nx * (j + (ny + 1) * k)] = cy[i + nx * (j + 1 + (ny + 1) * k)] = 1;
 				cz[i + nx * (j + ny * k)] = cz[i + nx * (j + ny * (k + 1))] = 1;
 			}
-	for (size_t f = 0; f < west_grid_nxfaces(gr); f++)
-		cr_assert_eq(gr->tx[f], cx[f] ? 0.0f : 1.0f, "tx[%zu]", f);
-	for (size_t f = 0; f < west_grid_nyfaces(gr); f++)
-		cr_assert_eq(gr->ty[f], cy[f] ? 0.0f : 1.0f, "ty[%zu]", f);
+	for (size_t k = 0; k < nz; k++)
+		for (size_t j = 0; j <= ny; j++)
+			for (size_t i = 0; i <= nx; i++) {
+				if (j < ny) {
+					size_t f = i + (nx + 1) * (j + ny * k);
+					size_t a = j * nx + (i ? i - 1 : 0), b = j * nx + (i < nx ? i : nx - 1);
+					double want = cx[f] ? 0.0 : side_open(gr, a, b, k);
+					cr_assert(fabs(gr->tx[f] - want) <= 1e-5, "tx[%zu] %g, want %g",
+						  f, gr->tx[f], want);
+					fractional += want > 0 && want < 1;
+				}
+				if (i < nx) {
+					size_t f = i + nx * (j + (ny + 1) * k);
+					size_t a = (j ? j - 1 : 0) * nx + i, b = (j < ny ? j : ny - 1) * nx + i;
+					double want = cy[f] ? 0.0 : side_open(gr, a, b, k);
+					cr_assert(fabs(gr->ty[f] - want) <= 1e-5, "ty[%zu] %g, want %g",
+						  f, gr->ty[f], want);
+				}
+			}
 	for (size_t f = 0; f < west_grid_nzfaces(gr); f++)
 		cr_assert_eq(gr->tz[f], cz[f] ? 0.0f : 1.0f, "tz[%zu]", f);
+	cr_assert(gr->cut ? fractional > 0 : fractional == 0, "%zu fractional x-faces", fractional);
 	free(cx), free(cy), free(cz);
 }
 
-static size_t count_land_by_centres(const struct west_grid *gr)
+/* Land by the grid's rule, independently: the level centre (staircase) or
+ * a tenth of the level below its top (cut) below the terrain. */
+static size_t count_land(const struct west_grid *gr)
 {
 	size_t n = 0;
-	for (size_t k = 0; k < gr->nz; k++)
+	for (size_t k = 0; k < gr->nz; k++) {
+		double t = gr->cut ? gr->base + gr->zf[k + 1] - 0.1 * (gr->zf[k + 1] - gr->zf[k])
+				   : gr->base + 0.5 * (gr->zf[k] + gr->zf[k + 1]);
 		for (size_t c = 0; c < gr->nx * gr->ny; c++)
-			n += gr->base + 0.5 * (gr->zf[k] + gr->zf[k + 1]) < gr->terrain[c];
+			n += t < gr->terrain[c];
+	}
 	return n;
+}
+
+/* Both face rules on a bundled terrain. */
+static void check_terrain(const char *path, long nz, double dz)
+{
+	for (int faces = 0; faces < 2; faces++) {
+		west_config_defaults(&conf);
+		conf.terrain_faces = faces ? WEST_FACES_STAIRCASE : WEST_FACES_CUT;
+		if (nz)
+			conf.nz = nz, conf.dz = dz;
+		cr_assert_eq(west_grid_load(&g, path, &conf, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_gt(g.land_cells, 0);
+		cr_assert_eq(g.land_cells, count_land(&g));
+		check_transparency_independently(&g);
+		west_grid_free(&g);
+	}
 }
 
 Test(grid, hill_mask_and_transparency)
 {
-	west_config_defaults(&conf);
-	conf.nz = 12, conf.dz = 15.0;
-	cr_assert_eq(west_grid_load(&g, WEST_SRCDIR "/data/hill.asc", &conf, err, sizeof err),
-		     WEST_OK, "%s", err);
-	cr_assert_gt(g.land_cells, 0);
-	cr_assert_eq(g.land_cells, count_land_by_centres(&g));
-	check_transparency_independently(&g);
+	check_terrain(WEST_SRCDIR "/data/hill.asc", 12, 15.0);
 }
 
 Test(grid, default_terrain_transparency)
 {
-	west_config_defaults(&conf);
-	cr_assert_eq(west_grid_load(&g, WEST_SRCDIR "/data/default.asc", &conf, err, sizeof err),
-		     WEST_OK, "%s", err);
-	cr_assert_eq(g.land_cells, count_land_by_centres(&g));
-	check_transparency_independently(&g);
+	check_terrain(WEST_SRCDIR "/data/default.asc", 0, 0.0);
 }
 
 Test(grid, load_resamples_to_resolution)

@@ -55,13 +55,21 @@ static size_t slot(const struct west_plevel *l, size_t i, size_t j, size_t k)
 	return ((i + j + k) & 1) * l->ncol + (i >> 1) + l->hx * (j + l->ny * k);
 }
 
-/* Conductance (m) of face f of cell (i, j, k). */
+/* Conductance (m) of face f of cell (i, j, k): on level 0 the open area
+ * of a whole face over the centre distance (kf) times the face's
+ * transparency, from the grid's arrays (a side face of a cut cell is open
+ * by a fraction). */
 static float cond(const struct west_plevel *l, size_t i, size_t j, size_t k, int f)
 {
-	size_t s = slot(l, i, j, k);
-	if (l->code)
-		return (l->code[s] >> f & 1) ? l->kf[6 * k + f] : 0.0f;
-	return l->g[(size_t)f * 2 * l->ncol + s];
+	size_t s = slot(l, i, j, k), nx = l->nx, ny = l->ny;
+	if (!l->code)
+		return l->g[(size_t)f * 2 * l->ncol + s];
+	if (!(l->code[s] >> f & 1))
+		return 0.0f;
+	size_t xw = i + (nx + 1) * (j + ny * k), ys = i + nx * (j + (ny + 1) * k);
+	float t = f == WEST_PF_W ? l->tx[xw] : f == WEST_PF_E ? l->tx[xw + 1] :
+		  f == WEST_PF_S ? l->ty[ys] : f == WEST_PF_N ? l->ty[ys + nx] : 1.0f;
+	return t == 1.0f ? l->kf[6 * k + f] : l->kf[6 * k + f] * t;
 }
 
 static uint32_t bits(float x)
@@ -560,35 +568,44 @@ static void expect_kf(const struct west_plevel *l, const struct west_grid *g, do
 	}
 }
 
-/* Level 0: bit f of a cell's code set exactly when face f has
- * transparency 1 (grid.c gives 0 or 1 only); padding slots zero; kf the
- * open area over the centre distance (eta times on z; the top's ghost
- * mirrored), vol the cell volume. */
+/* Level 0: bit f of a cell's code set exactly when face f is open
+ * (transparency > 0), bit WEST_PF_CUT exactly when a side face is open by
+ * a fraction (cut cells, which the hill on stretched levels has); padding
+ * slots zero; kf the open area of a whole face over the centre distance
+ * (eta times on z; the top's ghost mirrored), vol the cell volume; tx, ty
+ * the grid's. */
 Test(conductance, level0_codes_are_the_transparencies)
 {
 	struct west_grid g;
 	struct west_mg mg;
 	const struct west_plevel *l;
-	size_t open = 0, closed = 0;
+	size_t open = 0, closed = 0, cut = 0;
 
 	hill_stretched(&g);
 	build(&mg, &g, 0.5);
 	l = &mg.lv[0];
 	cr_assert_null(l->g);
 	cr_assert(l->code && l->kf && l->vol);
+	cr_assert(l->tx == g.tx && l->ty == g.ty);
 	FOR_CELLS(l, i, j, k) {
-		unsigned code = l->code[slot(l, i, j, k)];
-		cr_assert_lt(code, 64u);
+		unsigned code = l->code[slot(l, i, j, k)], frac = 0;
+		cr_assert_lt(code, 128u);
 		for (int f = 0; f < 6; f++) {
 			float t = transparency(&g, i, j, k, f);
-			cr_assert(t == 0.0f || t == 1.0f, "transparency %g", (double)t);
-			cr_assert_eq(code >> f & 1, t == 1.0f ? 1u : 0u,
+			cr_assert(t >= 0.0f && t <= 1.0f, "transparency %g", (double)t);
+			cr_assert(f < WEST_PF_B || t == 0.0f || t == 1.0f, "z transparency %g", (double)t);
+			cr_assert_eq(code >> f & 1, t > 0.0f ? 1u : 0u,
 				     "cell (%zu, %zu, %zu) face %d: code %#x, T %g", i, j, k, f,
 				     code, (double)t);
-			open += t == 1.0f, closed += t == 0.0f;
+			open += t > 0.0f, closed += t == 0.0f;
+			frac |= t > 0.0f && t < 1.0f;
 		}
+		cr_assert_eq(code >> WEST_PF_CUT & 1, frac, "cell (%zu, %zu, %zu): code %#x",
+			     i, j, k, code);
+		cut += frac;
 	}
-	cr_expect(open > 0 && closed > 0);
+	cr_expect(open > 0 && closed > 0 && cut > 0, "open %zu, closed %zu, cut %zu",
+		  open, closed, cut);
 	for (size_t k = 0; k < g.nz; k++)
 		for (size_t j = 0; j < g.ny; j++)
 			expect_padding(l, j, k);
@@ -615,34 +632,33 @@ static float *with_transparency(struct west_grid *copy, const struct west_grid *
 	return a;
 }
 
-static void expect_refused(const struct west_grid *g, const char *cell)
-{
-	struct west_mg mg;
-	char err[WEST_ERRLEN] = "";
-	enum west_status st = west_mg_build(&mg, g, 1.0, err, sizeof err);
-
-	cr_assert_eq(st, WEST_ERR_UNSUPPORTED, "status %s: %s", west_status_str(st), err);
-	cr_expect(strstr(err, cell) != NULL, "message '%s' does not name cell %s", err, cell);
-	/* a backend frees its hierarchy later: a refused one must be empty */
-	cr_expect(mg.base == NULL && mg.nlevels == 0, "a refused hierarchy keeps its block");
-}
-
-/* A transparency other than 0 or 1 is refused, naming the only cell with
- * that face: the west boundary face of (0, 5, 3), the top face of
- * (7, 2, nz - 1). */
-Test(conductance, fractional_transparency_refused)
+/* A fractional transparency anywhere on a side face scales that face's
+ * conductance: the west boundary face of (0, 5, 3) set to 0.5 on a
+ * staircase grid gives that cell the cut bit and half of kf there. */
+Test(conductance, fractional_transparency_scales_the_face)
 {
 	struct west_grid g, c;
-	char cell[64];
+	struct west_mg mg;
 	float *a;
 
 	hill_stretched(&g);
 	a = with_transparency(&c, &g, 0, 0 + (g.nx + 1) * (5 + g.ny * 3), 0.5f);
-	expect_refused(&c, "(0, 5, 3)");
-	free(a);
-	a = with_transparency(&c, &g, 2, 7 + g.nx * (2 + g.ny * g.nz), 0.25f);
-	snprintf(cell, sizeof cell, "(7, 2, %zu)", g.nz - 1);
-	expect_refused(&c, cell);
+	build(&mg, &c, 1.0);
+	const struct west_plevel *l = &mg.lv[0];
+	size_t s0 = slot(l, 0, 5, 3);
+	unsigned code = l->code[s0];
+	cr_assert(code >> WEST_PF_CUT & 1, "code %#x", code);
+	cr_assert_eq(cond(l, 0, 5, 3, WEST_PF_W), 0.5f * l->kf[6 * 3 + WEST_PF_W]);
+	/* the operator's diagonal there: (A e)_c for e = 1 at the cell alone */
+	float *x = vec(l), *y = vec(l);
+	double diag = 0.0;
+	x[s0] = 1.0f;
+	cr_assert_eq(west_pot_matvec_cpu(l, x, y), WEST_OK);
+	for (int f = 0; f < 6; f++)
+		diag += cond(l, 0, 5, 3, f);
+	cr_expect_float_eq(y[s0], diag, 1e-6 * diag, "diagonal %.9g, want %.9g", y[s0], diag);
+	free(x), free(y);
+	west_mg_free(&mg);
 	free(a);
 	west_grid_free(&g);
 }
@@ -992,8 +1008,8 @@ static double xat(const struct west_plevel *l, const float *x, long i, long j, l
 }
 
 /* One face after the update: closed faces keep their bits; an open face
- * moves by alpha r (x_c - x_before), within 1e-6 of |u0| + |u1| +
- * alpha r (|x_c| + |x_before|). */
+ * moves by alpha r T (x_c - x_before), T its transparency, within 1e-6 of
+ * |u0| + |u1| + alpha r (|x_c| + |x_before|). */
 static void expect_face(const char *what, size_t at, float t, float u0, float u1,
 			double alpha_r, double xc, double xb)
 {
@@ -1001,7 +1017,7 @@ static void expect_face(const char *what, size_t at, float t, float u0, float u1
 		cr_assert_eq(bits(u1), bits(u0), "closed %s face %zu moved", what, at);
 		return;
 	}
-	double want = u0 + alpha_r * (xc - xb);
+	double want = u0 + alpha_r * t * (xc - xb);
 	double tol = 1e-6 * (fabs(u0) + fabs(u1) + fabs(alpha_r) * (fabs(xc) + fabs(xb)));
 	cr_assert_leq(fabs(u1 - want), tol, "%s face %zu: %.9g, want %.9g", what, at,
 		      (double)u1, want);

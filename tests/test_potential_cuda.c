@@ -170,6 +170,7 @@ static struct west_kgrid dev_kgrid(const struct pcase *c)
 	d.zc = dev_upload(c->kg.zc, nz * sizeof(float));
 	d.rdz = dev_upload(c->kg.rdz, nz * sizeof(float));
 	d.rdzf = dev_upload(c->kg.rdzf, (nz + 1) * sizeof(float));
+	d.ground = dev_upload(c->kg.ground, c->g.nx * c->g.ny * sizeof(float));
 	d.land = dev_upload(c->kg.land, west_grid_ncells(&c->g));
 	d.tx = dev_upload(c->kg.tx, c->nxf * sizeof(float));
 	d.ty = dev_upload(c->kg.ty, c->nyf * sizeof(float));
@@ -219,6 +220,7 @@ static void case_init(struct pcase *c, int which)
 	fill_block(&c->h);
 	west_mg_rebase(&c->d, &c->h, dev_upload(c->h.base, c->h.bytes));
 	c->dkg = dev_kgrid(c);
+	c->d.lv[0].tx = c->dkg.tx, c->d.lv[0].ty = c->dkg.ty;   /* not in the block */
 	c->got = malloc(c->h.bytes);
 	cr_assert_not_null(c->got);
 }

@@ -92,11 +92,11 @@ static void hg_set_land(struct hg *h, size_t i, size_t j, size_t k)
 	h->land[west_kc(h->kg.nx, h->kg.ny, i, j, k)] = 1;
 }
 
-/* Transparencies from the land mask (the step-7 kernel, tested below). */
+/* Staircase transparencies from the land mask (the step-7 kernel, tested
+ * below). */
 static void hg_transparency(struct hg *h)
 {
-	cr_assert_eq(west_transparency_cpu(h->kg.nx, h->kg.ny, h->kg.nz, h->land,
-					   h->tx, h->ty, h->tz), WEST_OK);
+	cr_assert_eq(west_transparency_cpu(&h->kg, 0, h->tx, h->ty, h->tz), WEST_OK);
 }
 
 static void hg_free(struct hg *h)
@@ -445,8 +445,10 @@ Test(interpolate, equidistant_mean_every_face)
  * 12 m to the east (x) and 0, 2, 4, 6 m to the north (y).  x-face (i, j)
  * stands on the mean ground of columns i - 1 and i (one column at the west
  * and east edges), y-face (i, j) on that of rows j - 1 and j, so with
- * zc = 5, 15, 25 m each face gets us (max(min(zc - ground, 40), 1) / 10)^0.5,
- * which this test computes in double.  rtol 1e-5 (powf).
+ * levels of 10 m (zc = 5, 15, 25 m) each face at height
+ * h = max(zc - ground, (zc + 5 - ground) / 2) (the middle of the part of its
+ * level above its ground) gets us (max(min(h, 40), 1) / 10)^0.5, which this
+ * test computes in double.  rtol 1e-5 (powf).
  */
 Test(interpolate, profile_at_each_face_height_above_its_own_ground)
 {
@@ -468,7 +470,8 @@ Test(interpolate, profile_at_each_face_height_above_its_own_ground)
 				if (j < ny) {
 					size_t a = i ? i - 1 : 0, b = i < nx ? i : nx - 1;
 					double gr = 0.5 * (h.ground[j * nx + a] + h.ground[j * nx + b]);
-					double hh = fmax(fmin(h.zc[k] - gr, 40.0), 1.0);
+					double hf = fmax(h.zc[k] - gr, 0.5 * (h.zc[k] + 5.0 - gr));
+					double hh = fmax(fmin(hf, 40.0), 1.0);
 					double want = us * sqrt(hh / 10.0);
 					float got = u[west_kx(nx, ny, i, j, k)];
 					cr_expect(fabs(got - want) <= 1e-5 * fabs(want),
@@ -477,7 +480,8 @@ Test(interpolate, profile_at_each_face_height_above_its_own_ground)
 				if (i < nx) {
 					size_t a = j ? j - 1 : 0, b = j < ny ? j : ny - 1;
 					double gr = 0.5 * (h.ground[a * nx + i] + h.ground[b * nx + i]);
-					double hh = fmax(fmin(h.zc[k] - gr, 40.0), 1.0);
+					double hf = fmax(h.zc[k] - gr, 0.5 * (h.zc[k] + 5.0 - gr));
+					double hh = fmax(fmin(hf, 40.0), 1.0);
 					double want = vs * sqrt(hh / 10.0);
 					float got = v[west_ky(nx, ny, i, j, k)];
 					cr_expect(fabs(got - want) <= 1e-5 * fabs(want),
@@ -486,8 +490,11 @@ Test(interpolate, profile_at_each_face_height_above_its_own_ground)
 			}
 	/* the rule shows: the west edge face (0, 0, 0) is 5 m above its
 	 * ground, the east edge face (4, 0, 0) below its column's 12 m (h
-	 * floored at 1 m) */
+	 * floored at 1 m); at level 1 it stands 4 m up, the middle of the part
+	 * of 10 .. 20 m above 12 m (the level centre would say 3 m) */
 	cr_expect_neq(u[west_kx(nx, ny, 0, 0, 0)], u[west_kx(nx, ny, 4, 0, 0)]);
+	cr_expect(fabs(u[west_kx(nx, ny, 4, 0, 1)] - us * sqrt(0.4)) <= 1e-5 * us,
+		  "u (4,0,1) = %.9g", u[west_kx(nx, ny, 4, 0, 1)]);
 	free(u), free(v);
 	hg_free(&h);
 }
@@ -536,6 +543,7 @@ static void one_land_grid(struct hg *h)
 {
 	hg_init_uniform(h, 3, 3, 3, 10.0f, 10.0f, 10.0f);
 	hg_set_land(h, 1, 1, 1);
+	hg_transparency(h);
 }
 
 /* Expected "touches land or ground" per face of one_land_grid: the 6 faces
@@ -607,6 +615,53 @@ Test(speed_zero, exactly_land_faces_and_ground)
 
 /* Transparencies of one_land_grid (NaN poison first): 0 on the land cell's
  * 6 faces and the ground, 1 everywhere else, domain sides and top included. */
+/*
+ * Cut cells: 3 x 1 columns of 10 m levels (2), ground 0, 6 and 13 m above
+ * the base; with the cut rule the 13 m column's level 0 is land (less than
+ * a tenth of it above the ground), the others air.  By hand, x-faces of
+ * level 0: west boundary 1, between 0 and 6 m (mean 3) 0.7, beside land
+ * 0, 0; level 1: 1, 1 (17 m of 10), 1 (mean 9.5: 10.5 of 10), east
+ * boundary over 13 m 0.7.  y-faces (boundaries, each over its column):
+ * level 0 1, 0.4, 0; level 1 1, 1, 0.7.  z-faces: the ground 0, above the
+ * land cell 0, else 1.  Staircase on the same land: every open face 1.
+ * Tolerance 1e-6 (float).
+ */
+Test(transparency, cut_cells_by_hand)
+{
+	struct hg h;
+	hg_init_uniform(&h, 3, 1, 2, 10.0f, 10.0f, 10.0f);
+	h.ground[1] = 6.0f, h.ground[2] = 13.0f;
+	hg_set_land(&h, 2, 0, 0);
+	const float tx[2][4] = { { 1, 0.7f, 0, 0 }, { 1, 1, 1, 0.7f } };
+	const float ty[2][3] = { { 1, 0.4f, 0 }, { 1, 1, 0.7f } };
+	const float tz[3][3] = { { 0, 0, 0 }, { 1, 1, 0 }, { 1, 1, 1 } };
+
+	for (int cut = 1; cut >= 0; cut--) {
+		cr_assert_eq(west_transparency_cpu(&h.kg, cut, h.tx, h.ty, h.tz), WEST_OK);
+		for (size_t k = 0; k < 2; k++) {
+			for (size_t i = 0; i <= 3; i++) {
+				float want = cut || tx[k][i] == 0 ? tx[k][i] : 1.0f;
+				float got = h.tx[west_kx(3, 1, i, 0, k)];
+				cr_expect(fabsf(got - want) <= 1e-6f, "cut %d: tx (%zu,0,%zu) = %.9g, want %g",
+					  cut, i, k, got, want);
+			}
+			for (size_t j = 0; j <= 1; j++)
+				for (size_t i = 0; i < 3; i++) {
+					float want = cut || ty[k][i] == 0 ? ty[k][i] : 1.0f;
+					float got = h.ty[west_ky(3, 1, i, j, k)];
+					cr_expect(fabsf(got - want) <= 1e-6f,
+						  "cut %d: ty (%zu,%zu,%zu) = %.9g, want %g",
+						  cut, i, j, k, got, want);
+				}
+		}
+		for (size_t k = 0; k <= 2; k++)
+			for (size_t i = 0; i < 3; i++)
+				cr_expect_eq(h.tz[west_kc(3, 1, i, 0, k)], tz[k][i],
+					     "cut %d: tz (%zu,0,%zu)", cut, i, k);
+	}
+	hg_free(&h);
+}
+
 Test(transparency, one_land_cell)
 {
 	struct hg h;
