@@ -573,8 +573,8 @@ static void step_interpolate(const struct tcase *c)
 	expect_close("v faces", c->vi, gv, c->nyf, ATOL_V, RTOL);
 	for (size_t k = 0; k < c->g.nz; k++) {   /* the "at" branch was taken */
 		size_t i = west_kx(c->g.nx, c->g.ny, 10, 7, k);
-		float h = c->kg.zc[k] - 0.5f * (c->kg.ground[7 * c->g.nx + 9] +
-						c->kg.ground[7 * c->g.nx + 10]);
+		float h = west_face_height(&c->kg, 0.5f * (c->kg.ground[7 * c->g.nx + 9] +
+							   c->kg.ground[7 * c->g.nx + 10]), k);
 		cr_expect_eq(c->ui[i], c->us[ST_FACE] * west_profile_factor(&c->st[ST_FACE],
 				c->pst[ST_FACE], h), "u at station face, level %zu", k);
 	}

@@ -21,10 +21,13 @@
  * The set-up is west-bench.c's: the valley-and-ridge terrain of
  * bench_terrain.h on 8 km x 8 km, 20 levels of 20 m, R1 100x100 (80 m),
  * R4 200x200, R16 400x400 (20 m), R64 800x800 (10 m); the six stations of
- * bench_terrain.h; eta 1, check_interval 20 for the sor solvers.
+ * bench_terrain.h; eta 1, check_interval 20 for the sor solvers; the
+ * terrain's faces by --faces (cut cells, staircase, or both one after the
+ * other on each grid, for the cost of cut cells measured in one run).
  *
  * Usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]
  *                     [--sor-max N] [--omegas 1.5,1.7,1.8,1.9]
+ *                     [--faces cut|staircase|cut,staircase]
  * Output: markdown tables on stdout, progress on stderr.  Exit 0, 1 on a
  * backend error, 2 on a bad option.  Built with `make tests/bench/solver-bench`.
  */
@@ -47,7 +50,7 @@
 #define SB_SWEEPS 100      /* red-black iterations per throughput timing */
 
 struct opts {
-	char grids[64], omegas[128], backend[8];
+	char grids[64], omegas[128], backend[8], faces[32];
 	int reps;
 	long sor_max;
 };
@@ -84,7 +87,7 @@ static size_t grid_nx(const char *name)
 	return 0;
 }
 
-static void grid_build(struct west_grid *g, size_t nx)
+static void grid_build(struct west_grid *g, size_t nx, int faces)
 {
 	struct west_config *c = calloc(1, sizeof *c);
 	struct west_dem dem = { .nx = nx, .ny = nx, .dx = BENCH_TERRAIN_L / (double)nx,
@@ -98,6 +101,7 @@ static void grid_build(struct west_grid *g, size_t nx)
 	bench_dem_fill(&dem);
 	west_config_defaults(c);
 	c->nz = SB_NZ, c->dz = SB_DZ, c->max_cells = 4000000000LL;
+	c->terrain_faces = faces;
 	if (west_grid_init(g, &dem, c, err, sizeof err))
 		die("grid", err);
 	free(dem.z);
@@ -231,16 +235,22 @@ static double cpu_copy_bw(size_t bytes)
 #ifdef WEST_HAVE_CUDA
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) die(#x, cudaGetErrorString(e_)); } while (0)
 
-static double gpu_sweep_rate(const struct west_mg *host)
+static double gpu_sweep_rate(const struct west_mg *host, const struct west_grid *g)
 {
 	struct west_mg d;
-	void *base;
+	void *base, *tx, *ty;
+	size_t bx = west_grid_nxfaces(g) * sizeof(float), by = west_grid_nyfaces(g) * sizeof(float);
 	cudaEvent_t a, b;
 	float ms;
 
 	CK(cudaMalloc(&base, host->bytes));
 	CK(cudaMemcpy(base, host->base, host->bytes, cudaMemcpyHostToDevice));
 	west_mg_rebase(&d, host, base);
+	CK(cudaMalloc(&tx, bx));   /* level 0's cut faces read the grid's */
+	CK(cudaMalloc(&ty, by));
+	CK(cudaMemcpy(tx, g->tx, bx, cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(ty, g->ty, by, cudaMemcpyHostToDevice));
+	d.lv[0].tx = tx, d.lv[0].ty = ty;
 	CK(cudaEventCreate(&a));
 	CK(cudaEventCreate(&b));
 	for (int n = 0; n < 5; n++)   /* warm-up */
@@ -253,6 +263,8 @@ static double gpu_sweep_rate(const struct west_mg *host)
 	CK(cudaEventSynchronize(b));
 	CK(cudaEventElapsedTime(&ms, a, b));
 	CK(cudaFree(base));
+	CK(cudaFree(tx));
+	CK(cudaFree(ty));
 	const struct west_plevel *l = &host->lv[0];
 	return (double)(l->nx * l->ny * l->nz) * SB_SWEEPS / (1e-3 * ms);
 }
@@ -293,7 +305,7 @@ static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 	fprintf(stderr, "%s: levels %s\n", grid, lv);
 #ifdef WEST_HAVE_CUDA
 	if (!strcmp(be, "cuda"))
-		rate = gpu_sweep_rate(&mg), bw = gpu_copy_bw((size_t)1 << 30);
+		rate = gpu_sweep_rate(&mg, g), bw = gpu_copy_bw((size_t)1 << 30);
 	else
 #endif
 		rate = cpu_sweep_rate(&mg.lv[0]), bw = cpu_copy_bw((size_t)1 << 28);
@@ -306,7 +318,7 @@ static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", 5, 20000 };
+	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", 5, 20000 };
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
 		if (!strcmp(a, "--grids"))
@@ -315,6 +327,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			snprintf(o->omegas, sizeof o->omegas, "%s", v);
 		else if (!strcmp(a, "--backend"))
 			snprintf(o->backend, sizeof o->backend, "%s", v);
+		else if (!strcmp(a, "--faces"))
+			snprintf(o->faces, sizeof o->faces, "%s", v);
 		else if (!strcmp(a, "--reps"))
 			o->reps = atoi(v);
 		else if (!strcmp(a, "--sor-max"))
@@ -323,6 +337,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			return 0;
 	}
 	return argc % 2 == 1 && o->reps > 0 && o->sor_max > 0 &&
+	       (!strcmp(o->faces, "cut") || !strcmp(o->faces, "staircase") ||
+		!strcmp(o->faces, "cut,staircase")) &&
 	       (!strcmp(o->backend, "cpu") || !strcmp(o->backend, "cuda"));
 }
 
@@ -336,7 +352,8 @@ int main(int argc, char **argv)
 
 	if (!parse(argc, argv, &o)) {
 		fputs("usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]\n"
-		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9]\n", stderr);
+		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9]\n"
+		      "                    [--faces cut|staircase|cut,staircase]\n", stderr);
 		return 2;
 	}
 	if (!(be = west_backend_find(o.backend)) || be->probe(err, sizeof err))
@@ -348,23 +365,32 @@ int main(int argc, char **argv)
 	if (!obs.obs)
 		die("stations", "out of memory");
 	printf("## Solvers to max|D| h / U_ref <= %g (solver-bench)\n\n- backend: %s\n"
-	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s\n\n",
-	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas);
+	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s"
+	       " --faces %s\n\n",
+	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas, o.faces);
 	printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
 	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	snprintf(list, sizeof list, "%s", o.grids);
-	struct west_grid grids[4];
-	const char *names[4];
-	int n = 0;
-	for (char *gname = strtok_r(list, ",", &save); gname && n < 4;
-	     gname = strtok_r(NULL, ",", &save), n++) {
+	struct west_grid grids[8];
+	char names[8][32];
+	int n = 0, both = !strcmp(o.faces, "cut,staircase");
+	for (char *gname = strtok_r(list, ",", &save); gname && n < 8;
+	     gname = strtok_r(NULL, ",", &save)) {
 		if (!grid_nx(gname))
 			die(gname, "unknown grid (R1, R4, R16, R64)");
-		grid_build(&grids[n], grid_nx(gname));
-		names[n] = gname;
-		if (be->upload_terrain(state, &grids[n], err, sizeof err))
-			die("upload", err);
-		solvers(&o, gname, be, state, &grids[n], &obs);
+		for (int f = 0; f < 2 && n < 8; f++) {
+			int faces = both ? f : !strcmp(o.faces, "cut") ? WEST_FACES_CUT
+								     : WEST_FACES_STAIRCASE;
+			if (f && !both)
+				break;
+			grid_build(&grids[n], grid_nx(gname), faces);
+			snprintf(names[n], sizeof names[n], "%s %s", gname,
+				 faces == WEST_FACES_CUT ? "cut" : "staircase");
+			if (be->upload_terrain(state, &grids[n], err, sizeof err))
+				die("upload", err);
+			solvers(&o, names[n], be, state, &grids[n], &obs);
+			n++;
+		}
 	}
 	printf("\n| grid | backend | potential smoother (cell-sweeps/s) | bytes per cell-sweep | "
 	       "implied traffic | copy bandwidth (same run) | fraction | levels |\n"
