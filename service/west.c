@@ -237,8 +237,10 @@ static void print_table(const char *terrain, const struct west_grid *g,
 	printf("extent   x %.1f .. %.1f m, y %.1f .. %.1f m, z %.1f .. %.1f m\n",
 	       g->x0, g->x0 + (double)g->nx * g->dx, g->y0, g->y0 + (double)g->ny * g->dy,
 	       g->base, g->base + g->zf[g->nz]);
-	printf("land     %zu cells (%.2f %%)\n", g->land_cells,
-	       100.0 * (double)g->land_cells / (double)cells);
+	printf("land     %zu cells (%.2f %%), %s faces, %zu cut cells (%.2f %%)\n",
+	       g->land_cells, 100.0 * (double)g->land_cells / (double)cells,
+	       g->cut ? "cut" : "staircase", g->cut_cells,
+	       100.0 * (double)g->cut_cells / (double)cells);
 	printf("ground   the lowest resolved level is at most %.1f m above the ground\n",
 	       g->lowest_agl_max);
 	printf("backend  %s: %s (%s)\n", s->be->name, s->device, s->note);
@@ -264,6 +266,8 @@ static void print_json(const char *terrain, const struct west_grid *g,
 	json_object_set_new(j, "terrain_min", json_real(g->terrain_min));
 	json_object_set_new(j, "terrain_max", json_real(g->terrain_max));
 	json_object_set_new(j, "lowest_level_agl_max", json_real(g->lowest_agl_max));
+	json_object_set_new(j, "terrain_faces", json_string(g->cut ? "cut" : "staircase"));
+	json_object_set_new(j, "cut_cells", json_integer((json_int_t)g->cut_cells));
 	char *text = json_dumps(j, JSON_COMPACT);
 	puts(text);
 	free(text);

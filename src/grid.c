@@ -159,6 +159,18 @@ static enum west_status fill_land_transparency(struct west_grid *g,
 	west_transparency_cpu(&kg, g->cut, g->tx, g->ty, g->tz);
 	g->transparency_seconds = now_seconds() - t0;
 	west_levels_free(&lv);
+	size_t cut = 0;
+	#pragma omp parallel for reduction(+:cut) schedule(static)
+	for (size_t c = 0; c < n; c++) {
+		size_t i = c % g->nx, j = c / g->nx % g->ny, k = c / g->nx / g->ny;
+		size_t xw = i + (g->nx + 1) * (j + g->ny * k), ys = i + g->nx * (j + (g->ny + 1) * k);
+		float t[4] = { g->tx[xw], g->tx[xw + 1], g->ty[ys], g->ty[ys + g->nx] };
+		int frac = 0;
+		for (int f = 0; f < 4; f++)
+			frac |= t[f] > 0.0f && t[f] < 1.0f;
+		cut += (size_t)frac;
+	}
+	g->cut_cells = cut;
 	return WEST_OK;
 }
 

@@ -49,6 +49,7 @@ struct west_grid {
 	float *tx, *ty, *tz;  /* face transparencies, layouts above */
 	int cut;              /* cut cells (1) or staircase (0) */
 	size_t land_cells;
+	size_t cut_cells;     /* air cells with a side face open by a fraction */
 	double land_seconds, transparency_seconds; /* steps 4, 7 at build */
 	/* The lowest resolved level (the centre of a column's lowest air
 	 * cell) where it is highest above the column's ground: its height

@@ -374,7 +374,9 @@ static void def_surface(struct snap_writer *w)
 	w->var_terrain = def_var(w, "surface_altitude", NC_FLOAT, 2, dims + 1, NULL);
 	grid_atts(w, w->var_terrain, "surface_altitude", "terrain altitude of the column", "m");
 	w->var_land = def_var(w, "land_mask", NC_BYTE, 3, dims, chunks);
-	grid_atts(w, w->var_land, NULL, "land (cell centre below the terrain)", NULL);
+	grid_atts(w, w->var_land, NULL, g->cut ?
+		  "land (less than a tenth of the cell above its column's ground; cut cells)" :
+		  "land (cell centre below the terrain)", NULL);
 	put_bytes(w, w->var_land, "flag_values", land_values, 2);
 	put_text(w, w->var_land, "flag_meanings", "air land");
 	w->var_stab = def_var(w, "stability_class", NC_BYTE, 2, dims + 1, NULL);

@@ -41,6 +41,7 @@
  *                  the hemisphere uses dy = dx)
  *     --radius M   R in metres (default 160)
  *     --tol T      multigrid tolerance on max|D| h / U (default 1e-5)
+ *     --staircase  staircase faces (default: cut cells, the config default)
  *     --header     print the table header first
  *
  * Geometry: nx is even, so an x-face (where u lives) lies at x = 0 over the
@@ -88,6 +89,7 @@ struct opts {
 	enum shape shape;
 	double domain, top, width, dy, radius, tol;
 	int header;
+	int faces;                      /* enum west_terrain_faces */
 };
 
 /* ------------------------------------------------------------ step 5 */
@@ -186,6 +188,7 @@ static void run(const struct opts *o, int n, struct result *res)
 	conf->nlevels = 0;
 	conf->base_altitude = PF_PLANE;
 	conf->max_cells = 4000000000LL;
+	conf->terrain_faces = o->faces;
 
 	struct west_grid g;
 	if (west_grid_init(&g, &dem, conf, err, sizeof err))
@@ -292,7 +295,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: potential_flow hemisphere|cylinder [--domain A] [--top B] "
-		"[--width C] [--dy D] [--radius M] [--tol T] [--header] N...\n");
+		"[--width C] [--dy D] [--radius M] [--tol T] [--staircase] [--header] N...\n");
 	exit(2);
 }
 
@@ -327,6 +330,8 @@ int main(int argc, char **argv)
 				usage();
 		} else if (!strcmp(s, "--header")) {
 			o.header = 1;
+		} else if (!strcmp(s, "--staircase")) {
+			o.faces = WEST_FACES_STAIRCASE;
 		} else if (ns < 32 && atoi(s) >= 1) {
 			n[ns++] = atoi(s);
 		} else {
