@@ -707,3 +707,54 @@ Test(query, every_column_of_every_bundled_terrain_answers_at_2_and_10_m)
 		teardown();
 	}
 }
+
+/*
+ * A narrow valley: a slot one column (50 m) wide and 60 m deep cut north to
+ * south into a plateau that rises 1 in 2 to the east (a 45 degree wall
+ * beside the slot on the west), 20 m levels; the wind from the west
+ * crosses it.  Every column, the slot floor and the walls included,
+ * answers at 2 m and 10 m above its ground with a finite wind that is not
+ * calm, with cut cells and with staircase faces.
+ */
+Test(query, narrow_valley_answers_at_2_and_10_m)
+{
+	struct west_solve_opts o;
+
+	fix_opts(&o, 0, 1e-4, 1.25, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	for (int faces = 0; faces < 2; faces++) {
+		struct west_config *c = malloc(sizeof *c);
+		struct west_dem dem = { .nx = 24, .ny = 12, .dx = 50, .dy = 50,
+					.x0 = FIX_X0, .y0 = FIX_Y0 };
+		struct west_obs_set obs = { 0 };
+
+		cr_assert_not_null(c);
+		dem.z = malloc(dem.nx * dem.ny * sizeof *dem.z);
+		cr_assert_not_null(dem.z);
+		for (size_t j = 0; j < dem.ny; j++)
+			for (size_t i = 0; i < dem.nx; i++)
+				dem.z[j * dem.nx + i] = i == 11 ? 100.0f :
+					i < 11 ? 160.0f : 160.0f + 25.0f * (float)(i - 12);
+		west_config_defaults(c);
+		c->nz = 20, c->dz = 20;
+		c->terrain_faces = faces ? WEST_FACES_STAIRCASE : WEST_FACES_CUT;
+		cr_assert_eq(west_grid_init(&g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
+		free(dem.z);
+		free(c);
+		fix_obs(&obs, "W", 150, 300, 10.0, 6.0, 270.0, 3);
+		fix_solve(&g, &obs, &o, &f);
+		for (size_t j = 0; j < g.ny; j++)
+			for (size_t i = 0; i < g.nx; i++)
+				for (int at = 0; at < 2; at++) {
+					struct west_point p = q(((double)i + 0.5) * g.dx,
+								((double)j + 0.5) * g.dy,
+								at ? 10.0 : 2.0, WEST_ZREF_AGL);
+					cr_assert(isfinite(p.u) && isfinite(p.v) && isfinite(p.w));
+					cr_assert_gt(p.speed, 0.1f, "%s: column %zu %zu at %s m: %g m/s",
+						     faces ? "staircase" : "cut", i, j,
+						     at ? "10" : "2", p.speed);
+				}
+		free(obs.obs);
+		teardown();
+	}
+}
