@@ -184,26 +184,21 @@ WEST_HD float west_face_fraction(const struct west_kgrid *g, float gf, size_t k)
 	return t >= 1.0f ? 1.0f : t <= 0.0f ? 0.0f : t;
 }
 
-/* 7. Transparencies of x-, y- and z-face (i, j, k) (kernels.h rules). */
-WEST_HD float west_xface_t(const struct west_kgrid *g, int cut, long i, long j, long k)
+/* 7. The transparency of side face (i, j, k), an x-face (axis 0) or a
+ * y-face (axis 1) (kernels.h rules). */
+WEST_HD float west_side_t(const struct west_kgrid *g, int cut, int axis, long i, long j,
+			  long k)
 {
 	size_t nx = g->nx, ny = g->ny;
-	if (west_xface_closed(g->land, nx, ny, g->nz, i, j, k))
+	int closed = axis == 0 ? west_xface_closed(g->land, nx, ny, g->nz, i, j, k)
+			       : west_yface_closed(g->land, nx, ny, g->nz, i, j, k);
+	if (closed)
 		return 0.0f;
 	if (!cut)
 		return 1.0f;
-	return west_face_fraction(g, west_face_ground(g->ground, i - 1, i, (long)nx, 1,
-						      (size_t)j * nx), (size_t)k);
-}
-WEST_HD float west_yface_t(const struct west_kgrid *g, int cut, long i, long j, long k)
-{
-	size_t nx = g->nx, ny = g->ny;
-	if (west_yface_closed(g->land, nx, ny, g->nz, i, j, k))
-		return 0.0f;
-	if (!cut)
-		return 1.0f;
-	return west_face_fraction(g, west_face_ground(g->ground, j - 1, j, (long)ny, nx,
-						      (size_t)i), (size_t)k);
+	float gf = axis == 0 ? west_face_ground(g->ground, i - 1, i, (long)nx, 1, (size_t)j * nx)
+			     : west_face_ground(g->ground, j - 1, j, (long)ny, nx, (size_t)i);
+	return west_face_fraction(g, gf, (size_t)k);
 }
 
 /* 6. A face velocity times its transparency t (0 on a closed face). */

@@ -15,9 +15,9 @@ enum west_status west_transparency_cpu(const struct west_kgrid *g, int cut,
 		for (long j = 0; j <= (long)ny; j++)
 			for (long i = 0; i <= (long)nx; i++) {
 				if (k < (long)nz && j < (long)ny)
-					tx[west_kx(nx, ny, i, j, k)] = west_xface_t(g, cut, i, j, k);
+					tx[west_kx(nx, ny, i, j, k)] = west_side_t(g, cut, 0, i, j, k);
 				if (k < (long)nz && i < (long)nx)
-					ty[west_ky(nx, ny, i, j, k)] = west_yface_t(g, cut, i, j, k);
+					ty[west_ky(nx, ny, i, j, k)] = west_side_t(g, cut, 1, i, j, k);
 				if (i < (long)nx && j < (long)ny)
 					tz[west_kc(nx, ny, i, j, k)] =
 						!west_zface_closed(g->land, nx, ny, nz, i, j, k);
