@@ -109,14 +109,11 @@ double west_default_z0(enum west_land_use use)
 
 double west_mixing_height(const struct west_obs *o, enum west_land_use use)
 {
-	/* Golder (1972) as in west_stability_golder: 1/L = a + b log10(z0) */
-	static const double a[WEST_NSTAB] = { -0.096, -0.037, -0.002, 0.0, 0.004, 0.035 };
-	static const double b[WEST_NSTAB] = { 0.029, 0.029, 0.018, 0.0, -0.018, -0.036 };
 	double z0 = isfinite(o->z0) ? o->z0 : west_default_z0(use);
 	double z = o->height, inv_l = o->inv_L, denom, ustar;
 
 	if (!isfinite(inv_l))
-		inv_l = a[o->stability] + b[o->stability] * log10(z0);
+		inv_l = west_golder_inv_l(o->stability, z0);
 	denom = log(fmax(z / z0, 1.01)) + (inv_l > 0 ? 5.0 * z * inv_l : 0.0);
 	ustar = 0.4 * o->speed / denom;
 	return fmax(2300.0 * pow(ustar, 1.5), fmax(z, (double)WEST_H_MIN));

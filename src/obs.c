@@ -313,16 +313,21 @@ void west_obs_time_format(long long t, char *buf, size_t size)
 
 /* ---- stability rules ------------------------------------------------- */
 
-int west_stability_golder(double inv_L, double z0)
+double west_golder_inv_l(int cls, double z0)
 {
 	/* Seinfeld & Pandis (2006) Table 16.5: 1/L = a + b log10(z0). */
 	static const double a[WEST_NSTAB] = { -0.096, -0.037, -0.002, 0.0, 0.004, 0.035 };
 	static const double b[WEST_NSTAB] = { 0.029, 0.029, 0.018, 0.0, -0.018, -0.036 };
-	double lz = log10(z0), best = INFINITY;
+	return a[cls] + b[cls] * log10(z0);
+}
+
+int west_stability_golder(double inv_L, double z0)
+{
+	double best = INFINITY;
 	int cls = WEST_STAB_D;
 
 	for (int c = 0; c < WEST_NSTAB; c++) {
-		double d = fabs(inv_L - (a[c] + b[c] * lz));
+		double d = fabs(inv_L - west_golder_inv_l(c, z0));
 		if (d <= best) {
 			best = d;
 			cls = c;

@@ -105,6 +105,9 @@ void west_obs_time_format(long long t, char *buf, size_t size);
  */
 int west_stability_golder(double inv_L, double z0);
 
+/* The 1/L (1/m) of class cls's Golder line at roughness z0 (m). */
+double west_golder_inv_l(int cls, double z0);
+
 /* Pasquill-Turner columns: daytime insolation, or night by cloud cover. */
 enum west_insolation {
 	WEST_INSOL_STRONG, WEST_INSOL_MODERATE, WEST_INSOL_SLIGHT,

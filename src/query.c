@@ -26,9 +26,9 @@
  *
  * Near the ground (docs/model.md, "Near the ground"): the lowest resolved
  * level of the column holding (x, y) is the centre of the open part of its
- * lowest air cell (west_grid_lowest_level), z_ref above the local ground.  A point in the air below it (z_agl <
- * z_ref, including a point inside a land cell whose centre lies below the
- * terrain) gets the blend at z_ref carried down by the column's power law:
+ * lowest air cell (west_grid_lowest_level), z_ref above the local ground.
+ * A point in the air below it (z_agl < z_ref, including a point inside a
+ * land cell) gets the blend at z_ref carried down by the column's power law:
  * u, v times (z_agl / z_ref)^p, p the exponent of the column's class that
  * the solve used (field.h), and w times z_agl / z_ref, so the wind is 0 at
  * the ground.
@@ -43,8 +43,6 @@
 
 #include <assert.h>
 #include <math.h>
-
-#include "kernel_util.h"
 
 #define DEG_PER_RAD 57.29577951308232
 
@@ -309,7 +307,7 @@ enum west_status west_query_profile(const struct west_grid *g,
 	}
 	if (*n == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "the column at x %.10g, y %.10g m is all terrain: no level centre there is above the ground (%.2f m MSL) in a fluid cell",
+				 "the column at x %.10g, y %.10g m is all terrain: no level centre there is above the ground (%.2f m MSL)",
 				 x, y, west_grid_ground_at(g, x - g->x0, y - g->y0));
 	return WEST_OK;
 }

@@ -8,11 +8,13 @@
  * the local ground (m), the ground being the terrain interpolated bilinearly
  * between column centres (clamped to the outermost centres), the rule the
  * model uses for station heights.  A query point must be in the air: z_agl
- * >= 0, z_msl at most the top face, and the grid cell holding it not land.
+ * >= 0 and z_msl at most the top face; every such point is answered.
  *
  * Values: u, v, w (m/s) interpolated trilinearly on the Arakawa-C grid, each
- * component among its own eight nearest face positions (query.c says where
- * they lie and how the edges are clamped); speed = hypot(u, v) (m/s);
+ * component among its own eight nearest face positions, open faces only
+ * (query.c says where they lie, how the edges are clamped, and how the
+ * lowest resolved level is carried down to the ground below it);
+ * speed = hypot(u, v) (m/s);
  * direction is meteorological "from", degrees clockwise from north, in
  * [0, 360), and 0 when the speed is 0.
  *
@@ -51,7 +53,7 @@ struct west_point {
  * The wind at (x, y, z).  WEST_ERR_INVALID, naming the parameter and the
  * bounds, when x or y is not finite or outside the domain, z is not
  * finite, below the ground or above the top face, zref is unknown, or the
- * point lies in a land cell.
+ * column holding it is terrain up to the top.
  */
 enum west_status west_query_point(const struct west_grid *g,
 				  const struct west_field *f,
@@ -61,9 +63,8 @@ enum west_status west_query_point(const struct west_grid *g,
 
 /*
  * The vertical profile at (x, y): one entry per level of the column holding
- * (x, y) whose centre (z_msl = base + (zf[k] + zf[k+1]) / 2) is a valid
- * point (see west_query_point: not land, not below the local ground), low to
- * high, each the point query there.  out has room for g->nz entries; *n
+ * (x, y) whose centre (z_msl = base + (zf[k] + zf[k+1]) / 2) is in the air
+ * (not below the local ground), low to high, each the point query there.  out has room for g->nz entries; *n
  * gets the count.  WEST_ERR_INVALID for x, y as in point queries, and when
  * no level of the column is in the air ("all terrain").
  */
@@ -78,8 +79,8 @@ enum west_status west_query_profile(const struct west_grid *g,
  * ground (AGL) or an altitude (MSL).  u, v, w each have room for
  * ceil(nx / stride) * ceil(ny / stride) values, row-major: entry
  * (jo, io) = [jo * nx_out + io] is column (io * stride, jo * stride).  An
- * entry is NaN where the point query would fail (land, below the ground,
- * above the top).  WEST_ERR_INVALID when stride is 0, z is not finite or
+ * entry is NaN where the point query would fail (below the ground, above
+ * the top).  WEST_ERR_INVALID when stride is 0, z is not finite or
  * zref is unknown.
  */
 enum west_status west_query_slice(const struct west_grid *g,
