@@ -287,8 +287,8 @@ static enum west_status load_grid(const struct west_config *c,
 	}
 	const struct west_grid *n = &(*out)->g;
 	west_log(WEST_LOG_NOTICE, "terrain %s: grid %zu x %zu x %zu cells of %g x %g m, "
-		 "%zu land cells", c->terrain, n->nx, n->ny, n->nz, n->dx, n->dy,
-		 n->land_cells);
+		 "%zu land cells, %s faces (%zu cut cells)", c->terrain, n->nx, n->ny, n->nz,
+		 n->dx, n->dy, n->land_cells, n->cut ? "cut" : "staircase", n->cut_cells);
 	return WEST_OK;
 }
 
