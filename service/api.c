@@ -672,29 +672,43 @@ static void get_metrics(struct west_req *r)
 
 /* ---------------------------------------------------------------- routes */
 
+/* The query parameters each route takes (http.h refuses any other). */
+static const char *const P_FIELD[] = { "version", NULL };
+static const char *const P_POINT[] = { "x", "y", "lon", "lat", "z", "zref", "version", NULL };
+static const char *const P_PROFILE[] = { "x", "y", "lon", "lat", "version", NULL };
+static const char *const P_SLICE[] = { "z", "zref", "stride", "version", NULL };
+static const char *const P_TERRAIN[] = { "stride", NULL };
+static const char *const P_F[] = { "f", NULL };
+static const char *const P_POSITION[] = { "coords", "z", "zref", "parameter-name",
+					  "datetime", "crs", "f", "version", NULL };
+static const char *const P_CUBE[] = { "bbox", "z", "zref", "parameter-name",
+				      "datetime", "crs", "f", "version", NULL };
+
 static const struct west_route_def routes[] = {
-	{ "/v1/status", WEST_ROUTE_STATUS, get_status, NULL, 0 },
-	{ "/v1/field", WEST_ROUTE_FIELD, get_field, NULL, 0 },
-	{ "/v1/field/point", WEST_ROUTE_POINT, get_point, NULL, 0 },
-	{ "/v1/field/profile", WEST_ROUTE_PROFILE, get_profile, NULL, 0 },
-	{ "/v1/field/slice", WEST_ROUTE_SLICE, get_slice, NULL, 0 },
-	{ "/v1/observations", WEST_ROUTE_OBSERVATIONS, get_observations, post_observations, 0 },
-	{ "/v1/snapshots", WEST_ROUTE_SNAPSHOTS, get_snapshots, NULL, 0 },
-	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0 },
-	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0 },
-	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0 },
-	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0 },
-	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0 },
-	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0 },
-	{ "/conformance", WEST_ROUTE_CONFORMANCE, api_edr_conformance, NULL, 0 },
-	{ "/collections", WEST_ROUTE_COLLECTIONS, api_edr_collections, NULL, 0 },
-	{ "/collections/wind", WEST_ROUTE_COLLECTION, api_edr_collection, NULL, 0 },
-	{ "/collections/wind/position", WEST_ROUTE_POSITION, api_edr_position, NULL, 0 },
-	{ "/collections/wind/area", WEST_ROUTE_AREA, api_edr_area, NULL, 0 },
-	{ "/collections/wind/cube", WEST_ROUTE_CUBE, api_edr_cube, NULL, 0 },
-	{ "/livez", WEST_ROUTE_LIVEZ, get_livez, NULL, 1 },
-	{ "/readyz", WEST_ROUTE_READYZ, get_readyz, NULL, 1 },
-	{ "/metrics", WEST_ROUTE_METRICS, get_metrics, NULL, 0 },
+	{ "/v1/status", WEST_ROUTE_STATUS, get_status, NULL, 0, NULL },
+	{ "/v1/field", WEST_ROUTE_FIELD, get_field, NULL, 0, P_FIELD },
+	{ "/v1/field/point", WEST_ROUTE_POINT, get_point, NULL, 0, P_POINT },
+	{ "/v1/field/profile", WEST_ROUTE_PROFILE, get_profile, NULL, 0, P_PROFILE },
+	{ "/v1/field/slice", WEST_ROUTE_SLICE, get_slice, NULL, 0, P_SLICE },
+	{ "/v1/observations", WEST_ROUTE_OBSERVATIONS, get_observations, post_observations, 0,
+	  NULL },
+	{ "/v1/snapshots", WEST_ROUTE_SNAPSHOTS, get_snapshots, NULL, 0, NULL },
+	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0, NULL },
+	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0, P_TERRAIN },
+	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0, P_F },
+	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0, NULL },
+	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0, NULL },
+	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0, NULL },
+	{ "/conformance", WEST_ROUTE_CONFORMANCE, api_edr_conformance, NULL, 0, P_F },
+	{ "/collections", WEST_ROUTE_COLLECTIONS, api_edr_collections, NULL, 0, P_F },
+	{ "/collections/wind", WEST_ROUTE_COLLECTION, api_edr_collection, NULL, 0, P_F },
+	{ "/collections/wind/position", WEST_ROUTE_POSITION, api_edr_position, NULL, 0,
+	  P_POSITION },
+	{ "/collections/wind/area", WEST_ROUTE_AREA, api_edr_area, NULL, 0, P_POSITION },
+	{ "/collections/wind/cube", WEST_ROUTE_CUBE, api_edr_cube, NULL, 0, P_CUBE },
+	{ "/livez", WEST_ROUTE_LIVEZ, get_livez, NULL, 1, NULL },
+	{ "/readyz", WEST_ROUTE_READYZ, get_readyz, NULL, 1, NULL },
+	{ "/metrics", WEST_ROUTE_METRICS, get_metrics, NULL, 0, NULL },
 };
 
 const struct west_route_def *westd_routes(size_t *n)

@@ -22,9 +22,23 @@ void api_edr_landing(struct west_req *r)
 	west_reply_json(r, 200, west_edr_landing(base), NULL);
 }
 
+/* f on the metadata documents: JSON only; else a 400. */
+static int json_only(struct west_req *r)
+{
+	const char *f = west_req_arg(r, "f");
+
+	if (!f || !strcasecmp(f, "json") || !strcasecmp(f, "application/json"))
+		return 1;
+	west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+			   "query parameter f: '%.40s' is not an output format of %s (json)",
+			   f, r->url);
+	return 0;
+}
+
 void api_edr_conformance(struct west_req *r)
 {
-	west_reply_json(r, 200, west_edr_conformance(), NULL);
+	if (json_only(r))
+		west_reply_json(r, 200, west_edr_conformance(), NULL);
 }
 
 /* The collection documents, with the current field's time when there is
@@ -37,8 +51,9 @@ static void collection_doc(struct west_req *r, int all)
 	char base[320];
 
 	west_req_base(r, base, sizeof base);
-	west_reply_json(r, 200, all ? west_edr_collections(base, g, f)
-				    : west_edr_collection(base, g, f), NULL);
+	if (json_only(r))
+		west_reply_json(r, 200, all ? west_edr_collections(base, g, f)
+					    : west_edr_collection(base, g, f), NULL);
 	west_published_release(p);
 }
 

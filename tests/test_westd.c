@@ -956,6 +956,67 @@ Test(westd, snapshot_name_with_nul_is_404)
 	fix_resp_free(&r);
 }
 
+/* ================================================= refused parameters */
+
+#define POS_Q "/collections/wind/position?coords=POINT(" PX "%20" PY ")&z=10"
+
+/* Every route refuses a query parameter it does not take, naming it and
+ * what the route takes; nothing is answered as if it were not there. */
+Test(westd, unknown_parameters_are_refused)
+{
+	static const char *const paths[] = {
+		"/v1/status?", "/v1/field?", POINT_Q "&", PROFILE_Q "&",
+		"/v1/field/slice?z=10&stride=40&", "/v1/observations?", "/v1/snapshots?",
+		"/v1/snapshots/wind-v1-20261122T120000Z.nc?", "/v1/terrain?stride=40&",
+		"/?", "/ui?", "/ui/?", "/ui/app.js?", "/ui/config.json?", "/conformance?",
+		"/collections?", "/collections/wind?", POS_Q "&",
+		"/collections/wind/area?coords=POLYGON((504000%204652000,504400%204652000,"
+		"504400%204652400,504000%204652000))&z=10&",
+		"/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10&",
+		"/livez?", "/readyz?", "/metrics?",
+	};
+	char q[512];
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		snprintf(q, sizeof q, "%sbogus=1", paths[i]);
+		fix_get(&w, q, &r);
+		fix_problem(&r, 400, "unknown-parameter", "'bogus' is not supported");
+	}
+	fix_get(&w, "/v1/status?bogus=1", &r);
+	fix_problem(&r, 400, "unknown-parameter", "/v1/status takes no query parameters");
+	fix_get(&w, POS_Q "&parameter_name=speed", &r);
+	fix_problem(&r, 400, "unknown-parameter", "(did you mean parameter-name?)");
+	fix_get(&w, POS_Q "&parameter_name=speed", &r);
+	fix_problem(&r, 400, NULL, "takes coords, z, zref, parameter-name, datetime, crs, "
+		    "f, version");
+	fix_get(&w, PROFILE_Q "&z=10", &r);
+	fix_problem(&r, 400, "unknown-parameter", "/v1/field/profile takes x, y, lon, lat, "
+		    "version");
+	fix_get(&w, "/v1/field/point?x=" PX "&y=" PY "&z=10&z=50", &r);
+	fix_problem(&r, 400, "bad-parameter", "z is given more than once");
+	fix_get(&w, "/collections?f=html", &r);
+	fix_problem(&r, 400, "bad-parameter", "f: 'html'");
+
+	/* what the routes do take still answers (the map page's queries among
+	 * them) */
+	static const char *const good[] = {
+		"/v1/field?version=1", POINT_Q "&zref=agl&version=1",
+		"/v1/field/point?lon=15.06&lat=42.01&z=10", PROFILE_Q "&version=1",
+		"/v1/field/slice?z=50&zref=agl&stride=40&version=1", "/v1/terrain?stride=40",
+		"/?f=json", "/conformance?f=json", "/collections?f=json",
+		"/collections/wind?f=application/json",
+		POS_Q "&zref=agl&parameter-name=speed&f=CoverageJSON&version=1",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		fix_get(&w, good[i], &r);
+		cr_expect_eq(r.status, 200, "%s: %ld %s", good[i], r.status, r.body);
+		fix_resp_free(&r);
+	}
+}
+
 /* ========================================================= bad input */
 
 Test(westd, bad_input_keeps_the_field)
