@@ -5,6 +5,14 @@
  * query parameters and maps errors to statuses: a bad parameter 400, a
  * point or box the field does not cover 400 (EDR's choice, not 422), an
  * answer over max_response_cells 413.
+ *
+ * crs and datetime are checked against the field answered (its grid's
+ * CRS, its valid time): a crs other than the grid's is 400 (EDR
+ * /req/edr/REQ_rc-crs-response C: nothing is reprojected); a datetime
+ * that does not include the valid time is 404 no-data-at-time: EDR
+ * answers only data whose time intersects datetime, and this collection
+ * holds none then (answering the field of another time would be a wrong
+ * answer given as a right one).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +20,7 @@
 
 #include "api.h"
 #include "edr.h"
+#include "obs.h"
 
 #define COVJSON "application/vnd.cov+json"
 
@@ -111,6 +120,36 @@ static void covjson_reply(struct west_req *r, enum west_status st, json_t *out,
 		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "%s", err);
 }
 
+/* The field to answer from (api_field), held, once crs and datetime
+ * agree with it; NULL when the request was answered. */
+static struct west_published *edr_field(struct west_req *r)
+{
+	struct west_published *p = api_field(r);
+	const char *dt = west_req_arg(r, "datetime");
+	char err[WEST_ERRLEN], when[32];
+	int covers = 1;
+
+	if (!p)
+		return NULL;
+	if (west_edr_check_crs(&p->grid->crs, west_req_arg(r, "crs"), err, sizeof err) ||
+	    (dt && west_edr_datetime_covers(dt, p->field.valid_time, &covers, err,
+					    sizeof err))) {
+		r->nhdr = 0;   /* the field's ETag is not this answer's */
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+	} else if (!covers) {
+		r->nhdr = 0;
+		west_obs_time_format(p->field.valid_time, when, sizeof when);
+		west_reply_problem(r, 404, "no-data-at-time", "Not Found",
+				   "datetime '%.60s' does not include the field's valid time %s "
+				   "(the collection's temporal extent): there is no field for "
+				   "that time", dt, when);
+	} else {
+		return p;
+	}
+	west_published_release(p);
+	return NULL;
+}
+
 /* Required parameter name, or a 400. */
 static const char *required(struct west_req *r, const char *name)
 {
@@ -137,7 +176,7 @@ void api_edr_position(struct west_req *r)
 	if ((coords = required(r, "coords")) && common_args(r, a)) {
 		if (west_edr_parse_point(coords, &x, &y, err, sizeof err))
 			west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
-		else if ((p = api_field(r))) {
+		else if ((p = edr_field(r))) {
 			enum west_status st = west_covjson_position(p->grid, &p->field, x, y,
 								    a->z, a->nz, a->zref,
 								    a->params, &out, err,
@@ -173,7 +212,7 @@ static void grid_query(struct west_req *r, int area)
 		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
 		goto out;
 	}
-	if (!(p = api_field(r)))
+	if (!(p = edr_field(r)))
 		goto out;
 	st = west_covjson_cube(p->grid, &p->field, area ? NULL : bbox, area ? &poly : NULL,
 			       a->z, a->nz, a->zref, a->params,

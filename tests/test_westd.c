@@ -434,6 +434,17 @@ static json_t *coverage(const char *path, const char *type)
 	return j;
 }
 
+/* path answers 200 CoverageJSON. */
+static void expect_covjson_200(const char *path)
+{
+	struct http_resp r;
+
+	fix_get(&w, path, &r);
+	cr_expect_eq(r.status, 200, "%s: %ld %s", path, r.status, r.body);
+	cr_expect_str_eq(r.ctype, "application/vnd.cov+json", "%s", path);
+	fix_resp_free(&r);
+}
+
 static size_t axis_len(json_t *cov, const char *axis)
 {
 	return json_array_size(json_object_get(json_object_get(json_object_get(
@@ -1015,6 +1026,53 @@ Test(westd, unknown_parameters_are_refused)
 		cr_expect_eq(r.status, 200, "%s: %ld %s", good[i], r.status, r.body);
 		fix_resp_free(&r);
 	}
+}
+
+/* crs: only the CRS the collection advertises; datetime: the field's valid
+ * time must be in it, else there is no data (404), never the field of
+ * another time. */
+Test(westd, edr_crs_and_datetime)
+{
+	char q[512];
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	json_t *c = fix_get_json(&w, "/collections/wind");
+	const char *crs = json_string_value(json_array_get(json_object_get(c, "crs"), 0));
+	cr_assert_not_null(crs);
+
+	fix_get(&w, POS_Q "&crs=CRS84", &r);
+	fix_problem(&r, 400, "bad-parameter", "crs 'CRS84' is not supported");
+	fix_get(&w, POS_Q "&crs=CRS84", &r);
+	snprintf(q, sizeof q, "crs=%s", crs);
+	fix_problem(&r, 400, "bad-parameter", q);
+	snprintf(q, sizeof q, "%s&crs=%s", POS_Q, crs);
+	expect_covjson_200(q);
+	snprintf(q, sizeof q, "/collections/wind/cube?bbox=504000,4652000,504300,4652200"
+		 "&z=10&crs=%s", crs);
+	expect_covjson_200(q);
+	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10"
+		"&crs=EPSG:4326", &r);
+	fix_problem(&r, 400, "bad-parameter", "crs 'EPSG:4326'");
+	json_decref(c);
+
+	/* the field is valid at 2026-11-22T12:00:00Z (data/obs/default.json) */
+	fix_get(&w, POS_Q "&datetime=2020-01-01T00:00:00Z", &r);
+	fix_problem(&r, 404, "no-data-at-time", "valid time 2026-11-22T12:00:00Z");
+	fix_get(&w, POS_Q "&datetime=2026-11-22T12:00:01Z/..", &r);
+	fix_problem(&r, 404, "no-data-at-time", NULL);
+	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10"
+		"&datetime=../2026-11-21T00:00:00Z", &r);
+	fix_problem(&r, 404, "no-data-at-time", NULL);
+	fix_get(&w, POS_Q "&datetime=yesterday", &r);
+	fix_problem(&r, 400, "bad-parameter", "datetime 'yesterday'");
+	fix_get(&w, POS_Q "&datetime=2026-11-23T00:00:00Z/2026-11-22T00:00:00Z", &r);
+	fix_problem(&r, 400, "bad-parameter", "ends before it starts");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T12:00:00Z");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T00:00:00Z/2026-11-23T00:00:00Z");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T11:00:00Z/..");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T13:00:00%2B01:00");
 }
 
 /* ========================================================= bad input */
