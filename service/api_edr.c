@@ -21,6 +21,7 @@
 #include "api.h"
 #include "edr.h"
 #include "obs.h"
+#include "proj.h"
 
 #define COVJSON "application/vnd.cov+json"
 
@@ -150,6 +151,30 @@ static struct west_published *edr_field(struct west_req *r)
 	return NULL;
 }
 
+/* Into buf: a sentence for coordinates (x, y) outside g's domain that
+ * read as longitude, latitude (either way round) would be inside it:
+ * EDR's default CRS is CRS84, this collection's is not.  "" otherwise. */
+static void degrees_hint(const struct west_grid *g, double x, double y, char *buf,
+			 size_t size)
+{
+	double x1 = g->x0 + (double)g->nx * g->dx, y1 = g->y0 + (double)g->ny * g->dy;
+	double px, py;
+
+	buf[0] = '\0';
+	if (!g->crs.has_tm || (x >= g->x0 && x <= x1 && y >= g->y0 && y <= y1))
+		return;
+	for (int swap = 0; swap < 2; swap++) {
+		double lon = swap ? y : x, lat = swap ? x : y;
+		if (!west_tm_forward(&g->crs, lon, lat, &px, &py, NULL, 0) &&
+		    px >= g->x0 && px <= x1 && py >= g->y0 && py <= y1) {
+			snprintf(buf, size, "; these look like degrees: coordinates are in the "
+				 "grid's projected CRS (x, y in metres), not CRS84, and lon %.10g, "
+				 "lat %.10g is x %.1f, y %.1f", lon, lat, px, py);
+			return;
+		}
+	}
+}
+
 /* Required parameter name, or a 400. */
 static const char *required(struct west_req *r, const char *name)
 {
@@ -181,7 +206,13 @@ void api_edr_position(struct west_req *r)
 								    a->z, a->nz, a->zref,
 								    a->params, &out, err,
 								    sizeof err);
-			covjson_reply(r, st, out, err);
+			char hint[256];
+			degrees_hint(p->grid, x, y, hint, sizeof hint);
+			if (st == WEST_ERR_INVALID && hint[0])
+				west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+						   "%s%s", err, hint);
+			else
+				covjson_reply(r, st, out, err);
 		}
 	}
 	west_published_release(p);

@@ -811,6 +811,11 @@ static int wgs84_bbox(const struct west_grid *g, double bb[4])
 	return ok;
 }
 
+int west_edr_lonlat_bbox(const struct west_grid *g, double bb[4])
+{
+	return wgs84_bbox(g, bb);
+}
+
 static json_t *native_spatial(const struct west_grid *g)
 {
 	char id[128];

@@ -169,6 +169,11 @@ enum west_status west_edr_check_crs(const struct west_crs *c, const char *s,
 enum west_status west_edr_datetime_covers(const char *s, long long t, int *covers,
 					  char *err, size_t errlen);
 
+/* The lon/lat box (degrees, WGS 84) of the grid's domain, as the
+ * collection's extent gives it: bb = lon0, lat0, lon1, lat1; 0 when the
+ * grid has no transverse Mercator CRS that inverts. */
+int west_edr_lonlat_bbox(const struct west_grid *g, double bb[4]);
+
 /* ---- documents ------------------------------------------------------------ */
 
 /* The landing page: title, description, links self ("/"), conformance

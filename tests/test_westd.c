@@ -1075,6 +1075,42 @@ Test(westd, edr_crs_and_datetime)
 	expect_covjson_200(POS_Q "&datetime=2026-11-22T13:00:00%2B01:00");
 }
 
+/* A point given in lon/lat outside the domain is refused in degrees, with
+ * the swap suggested when lat, lon would be inside; EDR coordinates that
+ * read as degrees say so. */
+Test(westd, lonlat_outside_the_domain_speaks_degrees)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	fix_get(&w, "/v1/field/point?lon=42.01&lat=15.06&z=10", &r);
+	fix_problem(&r, 422, "point-not-in-air", "lon 42.01, lat 15.06 is outside the domain");
+	fix_get(&w, "/v1/field/point?lon=42.01&lat=15.06&z=10", &r);
+	fix_problem(&r, 422, NULL, "lon=15.06&lat=42.01 is inside");
+	fix_get(&w, "/v1/field/profile?lon=42.01&lat=15.06", &r);
+	fix_problem(&r, 422, "point-not-in-air", "lon=15.06&lat=42.01 is inside");
+	/* outside either way: the domain in degrees, no swap, no metres */
+	fix_get(&w, "/v1/field/point?lon=15.5&lat=42.01&z=10", &r);
+	cr_assert_eq(r.status, 422);
+	json_t *j = fix_json(&r);
+	const char *det = json_string_value(json_object_get(j, "detail"));
+	cr_assert_not_null(det);
+	cr_expect(strstr(det, "lon 15.5, lat 42.01 is outside the domain (lon 15.0"), "%s", det);
+	cr_expect(strstr(det, "WGS 84"), "%s", det);
+	cr_expect(!strstr(det, "wrong way round"), "%s", det);
+	cr_expect(!strstr(det, " m "), "metres in '%s'", det);
+	json_decref(j);
+	fix_resp_free(&r);
+
+	fix_get(&w, "/collections/wind/position?coords=POINT(15.06%2042.01)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "these look like degrees");
+	fix_get(&w, "/collections/wind/position?coords=POINT(42.01%2015.06)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "lon 15.06, lat 42.01 is x 5049");
+	fix_get(&w, "/collections/wind/position?coords=POINT(0%200)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "coords: x 0 m is outside");
+}
+
 /* ========================================================= bad input */
 
 Test(westd, bad_input_keeps_the_field)
