@@ -227,7 +227,7 @@ static int authorized(struct west_req *r, int write, int open)
 #define SHOW_ARG 40      /* bytes of a parameter's name a message quotes */
 
 struct args_seen {
-	const char *name[MAX_ARGS];
+	const char *name[MAX_ARGS], *value[MAX_ARGS];
 	size_t n;
 	int over;            /* more than MAX_ARGS */
 };
@@ -236,13 +236,16 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 				   const char *value)
 {
 	struct args_seen *a = cls;
-	(void)kind, (void)value;
+	(void)kind;
 
+	if (!key || (!key[0] && (!value || !value[0])))
+		return MHD_YES;   /* "?&x=1", "x=1&&y=2": an empty piece names nothing */
 	if (a->n == MAX_ARGS) {
 		a->over = 1;
 		return MHD_NO;
 	}
-	a->name[a->n++] = key ? key : "";
+	a->name[a->n] = key;
+	a->value[a->n++] = value;
 	return MHD_YES;
 }
 
@@ -278,8 +281,9 @@ static void list_names(const char *const *names, char *buf, size_t size)
 		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", names[i]);
 }
 
-/* 400 for the first query parameter of r that its route does not take, or
- * that is given twice; 1 when there is none. */
+/* 400 for the first query parameter of r that its route does not take,
+ * that is given twice, or that has no value ("?stride", "stride=": never
+ * read as left out); 1 when there is none. */
 static int params_ok(struct west_req *r, const struct west_route_def *rt)
 {
 	static const char *const none[] = { NULL };
@@ -307,6 +311,12 @@ static int params_ok(struct west_req *r, const struct west_route_def *rt)
 					   "query parameter %s is given more than once: give it "
 					   "once (a list is one comma-separated value)",
 					   show_arg(a.name[i], shown));
+			return 0;
+		}
+		if (!a.value[i] || !a.value[i][0]) {
+			west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+					   "query parameter %s has no value: give one, or leave "
+					   "the parameter out", show_arg(a.name[i], shown));
 			return 0;
 		}
 	}

@@ -16,7 +16,8 @@
  * method 405 with Allow; HEAD is answered like GET without the body.
  * Query parameters: each route lists the ones it takes (params, declared
  * in its route table); before its handler runs, a parameter it does not
- * take, or one given twice, gets 400 (unknown-parameter, bad-parameter)
+ * take, one given twice or one without a value, gets 400
+ * (unknown-parameter, bad-parameter)
  * naming it and listing those the route takes, so that a misspelt or
  * unsupported parameter is never silently ignored.
  * Authorization (when a token is configured): every write, and every read

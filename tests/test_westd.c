@@ -1010,6 +1010,13 @@ Test(westd, unknown_parameters_are_refused)
 	fix_problem(&r, 400, "bad-parameter", "z is given more than once");
 	fix_get(&w, "/collections?f=html", &r);
 	fix_problem(&r, 400, "bad-parameter", "f: 'html'");
+	/* no value is not "left out" (stride 1, the default set of parameters) */
+	fix_get(&w, "/v1/terrain?stride", &r);
+	fix_problem(&r, 400, "bad-parameter", "stride has no value");
+	fix_get(&w, POS_Q "&parameter-name=", &r);
+	fix_problem(&r, 400, "bad-parameter", "parameter-name has no value");
+	fix_get(&w, "/v1/field?version=", &r);
+	fix_problem(&r, 400, "bad-parameter", "version has no value");
 
 	/* what the routes do take still answers (the map page's queries among
 	 * them) */
@@ -1018,7 +1025,8 @@ Test(westd, unknown_parameters_are_refused)
 		"/v1/field/point?lon=15.06&lat=42.01&z=10", PROFILE_Q "&version=1",
 		"/v1/field/slice?z=50&zref=agl&stride=40&version=1", "/v1/terrain?stride=40",
 		"/?f=json", "/conformance?f=json", "/collections?f=json",
-		"/collections/wind?f=application/json",
+		"/collections/wind?f=application/json", "/v1/terrain?&stride=40&",
+		"/v1/status?",
 		POS_Q "&zref=agl&parameter-name=speed&f=CoverageJSON&version=1",
 	};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
