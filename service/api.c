@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "edr.h"
 #include "log.h"
 #include "proj.h"
 #include "query.h"
@@ -64,10 +65,47 @@ int api_arg_zref(struct west_req *r, enum west_zref *zref)
 	return 0;
 }
 
-/* x, y from x=&y= or lon=&lat= (a grid with a transverse Mercator CRS). */
+/* 1 when (x, y) is in g's domain, edges included (query.h's rule). */
+static int in_domain(const struct west_grid *g, double x, double y)
+{
+	return x >= g->x0 && x <= g->x0 + (double)g->nx * g->dx &&
+	       y >= g->y0 && y <= g->y0 + (double)g->ny * g->dy;
+}
+
+/* Into buf: "; swapped, ... is inside" when lat, lon taken as lon, lat
+ * lands in g's domain, else "". */
+static void swap_hint(const struct west_grid *g, double lon, double lat, char *buf,
+		      size_t size)
+{
+	double x, y;
+
+	buf[0] = '\0';
+	if (!west_tm_forward(&g->crs, lat, lon, &x, &y, NULL, 0) && in_domain(g, x, y))
+		snprintf(buf, size, "; lon=%.10g&lat=%.10g is inside: were longitude and "
+			 "latitude given the wrong way round?", lat, lon);
+}
+
+/* The 422 for lon, lat outside g's domain, in degrees. */
+static void lonlat_outside(struct west_req *r, const struct west_grid *g, double lon,
+			   double lat)
+{
+	double bb[4];
+	char box[160] = "", swap[160];
+
+	if (west_edr_lonlat_bbox(g, bb))
+		snprintf(box, sizeof box, " (lon %.5f .. %.5f, lat %.5f .. %.5f, WGS 84)",
+			 bb[0], bb[2], bb[1], bb[3]);
+	swap_hint(g, lon, lat, swap, sizeof swap);
+	west_reply_problem(r, 422, "point-not-in-air", "Unprocessable Content",
+			   "lon %.10g, lat %.10g is outside the domain%s%s", lon, lat, box,
+			   swap);
+}
+
+/* x, y from x=&y= or lon=&lat= (a grid with a transverse Mercator CRS);
+ * lon/lat outside the domain is answered here, in degrees. */
 static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, double *y)
 {
-	char err[WEST_ERRLEN];
+	char err[WEST_ERRLEN], swap[160];
 	double lon, lat;
 
 	if (!west_req_arg(r, "lon") && !west_req_arg(r, "lat"))
@@ -86,7 +124,13 @@ static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, doub
 		return 0;
 	}
 	if (west_tm_forward(&g->crs, lon, lat, x, y, err, sizeof err)) {
-		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "lon/lat: %s", err);
+		swap_hint(g, lon, lat, swap, sizeof swap);
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "lon/lat: %s%s",
+				   err, swap);
+		return 0;
+	}
+	if (!in_domain(g, *x, *y)) {
+		lonlat_outside(r, g, lon, lat);
 		return 0;
 	}
 	return 1;
@@ -672,29 +716,43 @@ static void get_metrics(struct west_req *r)
 
 /* ---------------------------------------------------------------- routes */
 
+/* The query parameters each route takes (http.h refuses any other). */
+static const char *const P_FIELD[] = { "version", NULL };
+static const char *const P_POINT[] = { "x", "y", "lon", "lat", "z", "zref", "version", NULL };
+static const char *const P_PROFILE[] = { "x", "y", "lon", "lat", "version", NULL };
+static const char *const P_SLICE[] = { "z", "zref", "stride", "version", NULL };
+static const char *const P_TERRAIN[] = { "stride", NULL };
+static const char *const P_F[] = { "f", NULL };
+static const char *const P_POSITION[] = { "coords", "z", "zref", "parameter-name",
+					  "datetime", "crs", "f", "version", NULL };
+static const char *const P_CUBE[] = { "bbox", "z", "zref", "parameter-name",
+				      "datetime", "crs", "f", "version", NULL };
+
 static const struct west_route_def routes[] = {
-	{ "/v1/status", WEST_ROUTE_STATUS, get_status, NULL, 0 },
-	{ "/v1/field", WEST_ROUTE_FIELD, get_field, NULL, 0 },
-	{ "/v1/field/point", WEST_ROUTE_POINT, get_point, NULL, 0 },
-	{ "/v1/field/profile", WEST_ROUTE_PROFILE, get_profile, NULL, 0 },
-	{ "/v1/field/slice", WEST_ROUTE_SLICE, get_slice, NULL, 0 },
-	{ "/v1/observations", WEST_ROUTE_OBSERVATIONS, get_observations, post_observations, 0 },
-	{ "/v1/snapshots", WEST_ROUTE_SNAPSHOTS, get_snapshots, NULL, 0 },
-	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0 },
-	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0 },
-	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0 },
-	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0 },
-	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0 },
-	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0 },
-	{ "/conformance", WEST_ROUTE_CONFORMANCE, api_edr_conformance, NULL, 0 },
-	{ "/collections", WEST_ROUTE_COLLECTIONS, api_edr_collections, NULL, 0 },
-	{ "/collections/wind", WEST_ROUTE_COLLECTION, api_edr_collection, NULL, 0 },
-	{ "/collections/wind/position", WEST_ROUTE_POSITION, api_edr_position, NULL, 0 },
-	{ "/collections/wind/area", WEST_ROUTE_AREA, api_edr_area, NULL, 0 },
-	{ "/collections/wind/cube", WEST_ROUTE_CUBE, api_edr_cube, NULL, 0 },
-	{ "/livez", WEST_ROUTE_LIVEZ, get_livez, NULL, 1 },
-	{ "/readyz", WEST_ROUTE_READYZ, get_readyz, NULL, 1 },
-	{ "/metrics", WEST_ROUTE_METRICS, get_metrics, NULL, 0 },
+	{ "/v1/status", WEST_ROUTE_STATUS, get_status, NULL, 0, NULL },
+	{ "/v1/field", WEST_ROUTE_FIELD, get_field, NULL, 0, P_FIELD },
+	{ "/v1/field/point", WEST_ROUTE_POINT, get_point, NULL, 0, P_POINT },
+	{ "/v1/field/profile", WEST_ROUTE_PROFILE, get_profile, NULL, 0, P_PROFILE },
+	{ "/v1/field/slice", WEST_ROUTE_SLICE, get_slice, NULL, 0, P_SLICE },
+	{ "/v1/observations", WEST_ROUTE_OBSERVATIONS, get_observations, post_observations, 0,
+	  NULL },
+	{ "/v1/snapshots", WEST_ROUTE_SNAPSHOTS, get_snapshots, NULL, 0, NULL },
+	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0, NULL },
+	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0, P_TERRAIN },
+	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0, P_F },
+	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0, NULL },
+	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0, NULL },
+	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0, NULL },
+	{ "/conformance", WEST_ROUTE_CONFORMANCE, api_edr_conformance, NULL, 0, P_F },
+	{ "/collections", WEST_ROUTE_COLLECTIONS, api_edr_collections, NULL, 0, P_F },
+	{ "/collections/wind", WEST_ROUTE_COLLECTION, api_edr_collection, NULL, 0, P_F },
+	{ "/collections/wind/position", WEST_ROUTE_POSITION, api_edr_position, NULL, 0,
+	  P_POSITION },
+	{ "/collections/wind/area", WEST_ROUTE_AREA, api_edr_area, NULL, 0, P_POSITION },
+	{ "/collections/wind/cube", WEST_ROUTE_CUBE, api_edr_cube, NULL, 0, P_CUBE },
+	{ "/livez", WEST_ROUTE_LIVEZ, get_livez, NULL, 1, NULL },
+	{ "/readyz", WEST_ROUTE_READYZ, get_readyz, NULL, 1, NULL },
+	{ "/metrics", WEST_ROUTE_METRICS, get_metrics, NULL, 0, NULL },
 };
 
 const struct west_route_def *westd_routes(size_t *n)

@@ -5,6 +5,14 @@
  * query parameters and maps errors to statuses: a bad parameter 400, a
  * point or box the field does not cover 400 (EDR's choice, not 422), an
  * answer over max_response_cells 413.
+ *
+ * crs and datetime are checked against the field answered (its grid's
+ * CRS, its valid time): a crs other than the grid's is 400 (EDR
+ * /req/edr/REQ_rc-crs-response C: nothing is reprojected); a datetime
+ * that does not include the valid time is 404 no-data-at-time: EDR
+ * answers only data whose time intersects datetime, and this collection
+ * holds none then (answering the field of another time would be a wrong
+ * answer given as a right one).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +20,8 @@
 
 #include "api.h"
 #include "edr.h"
+#include "obs.h"
+#include "proj.h"
 
 #define COVJSON "application/vnd.cov+json"
 
@@ -22,9 +32,23 @@ void api_edr_landing(struct west_req *r)
 	west_reply_json(r, 200, west_edr_landing(base), NULL);
 }
 
+/* f on the metadata documents: JSON only; else a 400. */
+static int json_only(struct west_req *r)
+{
+	const char *f = west_req_arg(r, "f");
+
+	if (!f || !strcasecmp(f, "json") || !strcasecmp(f, "application/json"))
+		return 1;
+	west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+			   "query parameter f: '%.40s' is not an output format of %s (json)",
+			   f, r->url);
+	return 0;
+}
+
 void api_edr_conformance(struct west_req *r)
 {
-	west_reply_json(r, 200, west_edr_conformance(), NULL);
+	if (json_only(r))
+		west_reply_json(r, 200, west_edr_conformance(), NULL);
 }
 
 /* The collection documents, with the current field's time when there is
@@ -37,8 +61,9 @@ static void collection_doc(struct west_req *r, int all)
 	char base[320];
 
 	west_req_base(r, base, sizeof base);
-	west_reply_json(r, 200, all ? west_edr_collections(base, g, f)
-				    : west_edr_collection(base, g, f), NULL);
+	if (json_only(r))
+		west_reply_json(r, 200, all ? west_edr_collections(base, g, f)
+					    : west_edr_collection(base, g, f), NULL);
 	west_published_release(p);
 }
 
@@ -96,6 +121,60 @@ static void covjson_reply(struct west_req *r, enum west_status st, json_t *out,
 		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "%s", err);
 }
 
+/* The field to answer from (api_field), held, once crs and datetime
+ * agree with it; NULL when the request was answered. */
+static struct west_published *edr_field(struct west_req *r)
+{
+	struct west_published *p = api_field(r);
+	const char *dt = west_req_arg(r, "datetime");
+	char err[WEST_ERRLEN], when[32];
+	int covers = 1;
+
+	if (!p)
+		return NULL;
+	if (west_edr_check_crs(&p->grid->crs, west_req_arg(r, "crs"), err, sizeof err) ||
+	    (dt && west_edr_datetime_covers(dt, p->field.valid_time, &covers, err,
+					    sizeof err))) {
+		r->nhdr = 0;   /* the field's ETag is not this answer's */
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+	} else if (!covers) {
+		r->nhdr = 0;
+		west_obs_time_format(p->field.valid_time, when, sizeof when);
+		west_reply_problem(r, 404, "no-data-at-time", "Not Found",
+				   "datetime '%.60s' does not include the field's valid time %s "
+				   "(the collection's temporal extent): there is no field for "
+				   "that time", dt, when);
+	} else {
+		return p;
+	}
+	west_published_release(p);
+	return NULL;
+}
+
+/* Into buf: a sentence for coordinates (x, y) outside g's domain that
+ * read as longitude, latitude (either way round) would be inside it:
+ * EDR's default CRS is CRS84, this collection's is not.  "" otherwise. */
+static void degrees_hint(const struct west_grid *g, double x, double y, char *buf,
+			 size_t size)
+{
+	double x1 = g->x0 + (double)g->nx * g->dx, y1 = g->y0 + (double)g->ny * g->dy;
+	double px, py;
+
+	buf[0] = '\0';
+	if (!g->crs.has_tm || (x >= g->x0 && x <= x1 && y >= g->y0 && y <= y1))
+		return;
+	for (int swap = 0; swap < 2; swap++) {
+		double lon = swap ? y : x, lat = swap ? x : y;
+		if (!west_tm_forward(&g->crs, lon, lat, &px, &py, NULL, 0) &&
+		    px >= g->x0 && px <= x1 && py >= g->y0 && py <= y1) {
+			snprintf(buf, size, "; these look like degrees: coordinates are in the "
+				 "grid's projected CRS (x, y in metres), not CRS84, and lon %.10g, "
+				 "lat %.10g is x %.1f, y %.1f", lon, lat, px, py);
+			return;
+		}
+	}
+}
+
 /* Required parameter name, or a 400. */
 static const char *required(struct west_req *r, const char *name)
 {
@@ -122,12 +201,18 @@ void api_edr_position(struct west_req *r)
 	if ((coords = required(r, "coords")) && common_args(r, a)) {
 		if (west_edr_parse_point(coords, &x, &y, err, sizeof err))
 			west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
-		else if ((p = api_field(r))) {
+		else if ((p = edr_field(r))) {
 			enum west_status st = west_covjson_position(p->grid, &p->field, x, y,
 								    a->z, a->nz, a->zref,
 								    a->params, &out, err,
 								    sizeof err);
-			covjson_reply(r, st, out, err);
+			char hint[256];
+			degrees_hint(p->grid, x, y, hint, sizeof hint);
+			if (st == WEST_ERR_INVALID && hint[0])
+				west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+						   "%s%s", err, hint);
+			else
+				covjson_reply(r, st, out, err);
 		}
 	}
 	west_published_release(p);
@@ -158,7 +243,7 @@ static void grid_query(struct west_req *r, int area)
 		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
 		goto out;
 	}
-	if (!(p = api_field(r)))
+	if (!(p = edr_field(r)))
 		goto out;
 	st = west_covjson_cube(p->grid, &p->field, area ? NULL : bbox, area ? &poly : NULL,
 			       a->z, a->nz, a->zref, a->params,

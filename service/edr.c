@@ -453,6 +453,63 @@ enum west_status west_edr_parse_parameters(const char *s, unsigned *mask,
 	return WEST_OK;
 }
 
+/* One end of a datetime interval, s[0 .. len-1]: 1 and *t, or 1 and
+ * *open for ".." or nothing; 0 when it is not a date-time. */
+static int time_end(const char *s, size_t len, long long *t, int *open)
+{
+	char buf[64];
+
+	*open = len == 0 || (len == 2 && !strncmp(s, "..", 2));
+	if (*open)
+		return 1;
+	if (len >= sizeof buf)
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	return west_obs_time_parse(buf, t);
+}
+
+enum west_status west_edr_datetime_covers(const char *s, long long t, int *covers,
+					  char *err, size_t errlen)
+{
+	char b[SHOW_MAX + 4];
+	int hit = 0;
+
+	if (is_empty(s))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "datetime is empty: give an instant YYYY-MM-DDThh:mm:ssZ or an "
+				 "interval start/end (.. for an open end)");
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, ","), a = strcspn(p, "/");
+		long long t0 = 0, t1 = 0;
+		int open0 = 0, open1 = 0, ok;
+
+		if (a < len)   /* an interval */
+			ok = time_end(p, a, &t0, &open0) &&
+			     time_end(p + a + 1, len - a - 1, &t1, &open1) &&
+			     !memchr(p + a + 1, '/', len - a - 1);
+		else
+			ok = len > 0 && time_end(p, len, &t0, &open0) && !open0;
+		if (a >= len)  /* an instant is the interval t0/t0 */
+			t1 = t0;
+		if (!ok)
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "datetime '%s' is not an instant YYYY-MM-DDThh:mm:ssZ, an "
+					 "interval start/end (.. for an open end) or a comma list "
+					 "of those", show(s, b));
+		if (!open0 && !open1 && t1 < t0)
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "datetime '%s': an interval ends before it starts",
+					 show(s, b));
+		hit |= (open0 || t0 <= t) && (open1 || t <= t1);
+		p += len;
+		if (!*p)
+			break;
+	}
+	*covers = hit;
+	return WEST_OK;
+}
+
 /* ============================================================ JSON helpers */
 
 /* A JSON string of s; when s is not UTF-8, of s with bytes >= 0x80 as '?'. */
@@ -573,6 +630,26 @@ static void crs_id(const struct west_crs *c, char *buf, size_t size)
 	for (char *p = buf; *p; p++)
 		if (!isprint((unsigned char)*p))
 			*p = '?';
+}
+
+enum west_status west_edr_check_crs(const struct west_crs *c, const char *s,
+				    char *err, size_t errlen)
+{
+	char id[128], epsg[136] = "", b[SHOW_MAX + 4];
+	size_t n = strlen(EPSG_URI);
+
+	if (!s)
+		return WEST_OK;
+	crs_id(c, id, sizeof id);
+	if (!strncmp(id, EPSG_URI, n))
+		snprintf(epsg, sizeof epsg, "EPSG:%s", id + n);
+	if (!strcmp(s, id) || (epsg[0] && !strcasecmp(s, epsg)))
+		return WEST_OK;
+	return west_fail(err, errlen, WEST_ERR_INVALID,
+			 "crs '%s' is not supported: coordinates and answers are in the "
+			 "grid's projected CRS only (x, y in metres; nothing is reprojected, "
+			 "so not CRS84 longitude/latitude either): crs=%s%s%s or none",
+			 show(s, b), id, epsg[0] ? " or crs=" : "", epsg);
 }
 
 /* The WKT, or a sentence when the terrain had none. */
@@ -732,6 +809,11 @@ static int wgs84_bbox(const struct west_grid *g, double bb[4])
 		ok = wgs84_grow(&g->crs, fe, g->y0, bb) &&
 		     wgs84_grow(&g->crs, fe, g->y0 + h, bb);
 	return ok;
+}
+
+int west_edr_lonlat_bbox(const struct west_grid *g, double bb[4])
+{
+	return wgs84_bbox(g, bb);
 }
 
 static json_t *native_spatial(const struct west_grid *g)

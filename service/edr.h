@@ -150,6 +150,30 @@ enum west_status west_edr_parse_z(const char *s, double *z, size_t max, size_t *
 enum west_status west_edr_parse_parameters(const char *s, unsigned *mask,
 					   char *err, size_t errlen);
 
+/* crs: the identifier the collection advertises for the grid's CRS (its
+ * "crs"; see the top of this file), or "EPSG:n" when that is the EPSG URI
+ * of code n; NULL is fine too.  Coordinates are never reprojected, so any
+ * other value, CRS84 included, is refused naming the one supported. */
+enum west_status west_edr_check_crs(const struct west_crs *c, const char *s,
+				    char *err, size_t errlen);
+
+/*
+ * datetime (EDR 1.0 /req/core/datetime-response): an instant, an
+ * interval "start/end" with ".." (or nothing) for an open end, or a comma
+ * list of those; each date-time as observation times are written
+ * (docs/api.md: "YYYY-MM-DDThh:mm:ssZ" or a numeric offset; fractions of
+ * a second dropped).  *covers is 1 when one of them includes the instant
+ * t (an interval its ends included), else 0.  A value that does not
+ * parse, or an interval that ends before it starts, is WEST_ERR_INVALID.
+ */
+enum west_status west_edr_datetime_covers(const char *s, long long t, int *covers,
+					  char *err, size_t errlen);
+
+/* The lon/lat box (degrees, WGS 84) of the grid's domain, as the
+ * collection's extent gives it: bb = lon0, lat0, lon1, lat1; 0 when the
+ * grid has no transverse Mercator CRS that inverts. */
+int west_edr_lonlat_bbox(const struct west_grid *g, double bb[4]);
+
 /* ---- documents ------------------------------------------------------------ */
 
 /* The landing page: title, description, links self ("/"), conformance

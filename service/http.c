@@ -221,6 +221,122 @@ static int authorized(struct west_req *r, int write, int open)
 	return 1;
 }
 
+/* ------------------------------------------------------ query parameters */
+
+#define MAX_ARGS 64      /* the most query parameters a request may carry */
+#define SHOW_ARG 40      /* bytes of a parameter's name a message quotes */
+
+struct args_seen {
+	const char *name[MAX_ARGS], *value[MAX_ARGS];
+	size_t n;
+	int over;            /* more than MAX_ARGS */
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	struct args_seen *a = cls;
+	(void)kind;
+
+	if (!key || (!key[0] && (!value || !value[0])))
+		return MHD_YES;   /* "?&x=1", "x=1&&y=2": an empty piece names nothing */
+	if (a->n == MAX_ARGS) {
+		a->over = 1;
+		return MHD_NO;
+	}
+	a->name[a->n] = key;
+	a->value[a->n++] = value;
+	return MHD_YES;
+}
+
+/* At most SHOW_ARG bytes of s, other than printable ASCII as '?'; buf
+ * holds SHOW_ARG + 4 bytes. */
+static const char *show_arg(const char *s, char *buf)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < SHOW_ARG; i++)
+		buf[i] = s[i] > ' ' && s[i] < 0x7f ? s[i] : '?';
+	strcpy(buf + i, s[i] ? "..." : "");
+	return buf;
+}
+
+/* 1 when a and b differ only in case and '-' against '_'. */
+static int near_name(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (tolower((unsigned char)*a) != tolower((unsigned char)*b) &&
+		    !(strchr("-_", *a) && strchr("-_", *b)))
+			return 0;
+	return *a == *b;
+}
+
+/* "a, b, c" of the NULL-terminated list into buf. */
+static void list_names(const char *const *names, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; names[i] && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* 400 for the first query parameter of r that its route does not take,
+ * that is given twice, or that has no value ("?stride", "stride=": never
+ * read as left out); 1 when there is none. */
+static int params_ok(struct west_req *r, const struct west_route_def *rt)
+{
+	static const char *const none[] = { NULL };
+	const char *const *ok = rt->params ? rt->params : none;
+	struct args_seen a = { .n = 0 };
+	char shown[SHOW_ARG + 4], takes[256], hint[96];
+	size_t i, k;
+
+	MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, collect_arg, &a);
+	if (a.over) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+				   "more than %d query parameters", MAX_ARGS);
+		return 0;
+	}
+	list_names(ok, takes, sizeof takes);
+	for (i = 0; i < a.n; i++) {
+		for (k = 0; ok[k] && strcmp(ok[k], a.name[i]); k++)
+			;
+		if (!ok[k])
+			break;
+		for (k = 0; k < i && strcmp(a.name[k], a.name[i]); k++)
+			;
+		if (k < i) {
+			west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+					   "query parameter %s is given more than once: give it "
+					   "once (a list is one comma-separated value)",
+					   show_arg(a.name[i], shown));
+			return 0;
+		}
+		if (!a.value[i] || !a.value[i][0]) {
+			west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+					   "query parameter %s has no value: give one, or leave "
+					   "the parameter out", show_arg(a.name[i], shown));
+			return 0;
+		}
+	}
+	if (i == a.n)
+		return 1;
+	hint[0] = '\0';
+	for (k = 0; ok[k]; k++)
+		if (near_name(ok[k], a.name[i]))
+			snprintf(hint, sizeof hint, " (did you mean %s?)", ok[k]);
+	if (!ok[0])
+		west_reply_problem(r, 400, "unknown-parameter", "Bad Request",
+				   "query parameter '%s' is not supported: %s takes no query "
+				   "parameters", show_arg(a.name[i], shown), r->url);
+	else
+		west_reply_problem(r, 400, "unknown-parameter", "Bad Request",
+				   "query parameter '%s' is not supported%s: %s takes %s",
+				   show_arg(a.name[i], shown), hint, r->url, takes);
+	return 0;
+}
+
 /* ------------------------------------------------------------- dispatch */
 
 /* The route of url, and its {name} argument. */
@@ -265,6 +381,8 @@ static void dispatch(struct west_http *h, struct west_req *r)
 		return;
 	}
 	if (!authorized(r, post, rt->open))
+		return;
+	if (!params_ok(r, rt))
 		return;
 	if (r->too_large) {
 		west_reply_problem(r, 413, "body-too-large", "Content Too Large",

@@ -14,6 +14,12 @@
  *
  * Routes and methods: an unknown path gets 404, a known path with another
  * method 405 with Allow; HEAD is answered like GET without the body.
+ * Query parameters: each route lists the ones it takes (params, declared
+ * in its route table); before its handler runs, a parameter it does not
+ * take, one given twice or one without a value, gets 400
+ * (unknown-parameter, bad-parameter)
+ * naming it and listing those the route takes, so that a misspelt or
+ * unsupported parameter is never silently ignored.
  * Authorization (when a token is configured): every write, and every read
  * but /livez and /readyz when read_auth = yes, needs "Authorization:
  * Bearer TOKEN" (compared in constant time); else 401 with
@@ -55,6 +61,8 @@ struct west_route_def {
 	enum west_route route;
 	west_handler get, post;     /* NULL: method not allowed */
 	int open;                   /* 1: never needs a token (health) */
+	const char *const *params;  /* the query parameters it takes,
+				     * NULL-terminated; NULL: none */
 };
 
 struct west_http {

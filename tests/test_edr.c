@@ -457,6 +457,87 @@ Test(parse, parameters_refused)
 	parameters_fail("uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu", "uuu...' is unknown");
 }
 
+/* ============================================================ datetime */
+
+/* covers(s) at VALID_TIME: 1 or 0, asserted to parse. */
+static int covers(const char *s)
+{
+	int c = -1;
+
+	cr_assert_eq(west_edr_datetime_covers(s, VALID_TIME, &c, err, sizeof err), WEST_OK,
+		     "'%s' refused: %s", s, err);
+	cr_assert(c == 0 || c == 1);
+	return c;
+}
+
+Test(parse, datetime_instants_and_intervals)
+{
+	cr_assert(covers(VALID_ISO));
+	cr_assert(covers("2026-11-23T13:00:00+01:00"), "an offset is converted to UTC");
+	cr_assert(covers("2026-11-23T12:00:00.750Z"), "fractions of a second are dropped");
+	cr_assert(!covers("2026-11-23T12:00:01Z"));
+	cr_assert(!covers("2020-01-01T00:00:00Z"));
+	cr_assert(covers("2026-11-23T00:00:00Z/2026-11-24T00:00:00Z"));
+	cr_assert(covers(VALID_ISO "/" VALID_ISO), "an interval includes its ends");
+	cr_assert(!covers("2026-11-24T00:00:00Z/2026-11-25T00:00:00Z"));
+	cr_assert(covers("../" VALID_ISO));
+	cr_assert(covers(VALID_ISO "/.."));
+	cr_assert(covers("2026-11-23T00:00:00Z/"), "an empty end is open");
+	cr_assert(!covers("2026-11-23T12:00:01Z/.."));
+	cr_assert(!covers("../2026-11-23T11:59:59Z"));
+	cr_assert(covers("2020-01-01T00:00:00Z," VALID_ISO), "one of a list is enough");
+	cr_assert(!covers("2020-01-01T00:00:00Z,2020-01-02T00:00:00Z/2020-01-03T00:00:00Z"));
+}
+
+static void datetime_fail(const char *s, const char *word)
+{
+	int c = 7;
+
+	err[0] = 0;
+	cr_assert_eq(west_edr_datetime_covers(s, VALID_TIME, &c, err, sizeof err),
+		     WEST_ERR_INVALID, "'%s' was accepted", s);
+	assert_err_has("datetime", word, NULL);
+	cr_assert_eq(c, 7, "*covers set on a refusal");
+}
+
+Test(parse, datetime_refused)
+{
+	datetime_fail("", "empty");
+	datetime_fail("yesterday", "'yesterday' is not an instant");
+	datetime_fail("2026-11-23", "not an instant");
+	datetime_fail("2026-11-23T12:00:00", "not an instant");
+	datetime_fail("..", "not an instant");
+	datetime_fail(VALID_ISO ",", "not an instant");
+	datetime_fail(VALID_ISO "/" VALID_ISO "/" VALID_ISO, "not an instant");
+	datetime_fail("2026-11-24T00:00:00Z/2026-11-23T00:00:00Z", "ends before it starts");
+}
+
+/* ============================================================ crs */
+
+Test(parse, crs_only_the_grids)
+{
+	set_utm(UTM33_WKT);
+	cr_assert_eq(west_edr_check_crs(&g.crs, NULL, err, sizeof err), WEST_OK);
+	cr_assert_eq(west_edr_check_crs(&g.crs, "WGS_1984_UTM_Zone_33N", err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_assert_eq(west_edr_check_crs(&g.crs, "CRS84", err, sizeof err), WEST_ERR_INVALID);
+	assert_err_has("crs 'CRS84' is not supported", "crs=WGS_1984_UTM_Zone_33N", NULL);
+	cr_assert_eq(west_edr_check_crs(&g.crs, "http://www.opengis.net/def/crs/OGC/1.3/CRS84",
+					err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_eq(west_edr_check_crs(&g.crs, "EPSG:32633", err, sizeof err),
+		     WEST_ERR_INVALID, "no EPSG code is known for this WKT");
+	/* an EPSG CRS: its URI, or EPSG:n */
+	set_utm("PROJCS[\"WGS 84 / UTM zone 33N\",AUTHORITY[\"EPSG\",\"32633\"]]");
+	cr_assert_eq(west_edr_check_crs(&g.crs, "http://www.opengis.net/def/crs/EPSG/0/32633",
+					err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_edr_check_crs(&g.crs, "EPSG:32633", err, sizeof err), WEST_OK);
+	cr_assert_eq(west_edr_check_crs(&g.crs, "EPSG:4326", err, sizeof err), WEST_ERR_INVALID);
+	assert_err_has("EPSG:4326", "http://www.opengis.net/def/crs/EPSG/0/32633",
+		       "crs=EPSG:32633", NULL);
+	free(g.crs.wkt);
+	g.crs.wkt = NULL;
+}
+
 /* ============================================================ documents */
 
 /* The link of rel (the first) in array links; fails when there is none. */

@@ -434,6 +434,17 @@ static json_t *coverage(const char *path, const char *type)
 	return j;
 }
 
+/* path answers 200 CoverageJSON. */
+static void expect_covjson_200(const char *path)
+{
+	struct http_resp r;
+
+	fix_get(&w, path, &r);
+	cr_expect_eq(r.status, 200, "%s: %ld %s", path, r.status, r.body);
+	cr_expect_str_eq(r.ctype, "application/vnd.cov+json", "%s", path);
+	fix_resp_free(&r);
+}
+
 static size_t axis_len(json_t *cov, const char *axis)
 {
 	return json_array_size(json_object_get(json_object_get(json_object_get(
@@ -954,6 +965,158 @@ Test(westd, snapshot_name_with_nul_is_404)
 	fix_get(&w, "/v1/snapshots/wind-v1-20261122T120000Z.nc%00.txt", &r);
 	cr_expect_eq(r.status, 404, "got %ld for a name with a NUL in it", r.status);
 	fix_resp_free(&r);
+}
+
+/* ================================================= refused parameters */
+
+#define POS_Q "/collections/wind/position?coords=POINT(" PX "%20" PY ")&z=10"
+
+/* Every route refuses a query parameter it does not take, naming it and
+ * what the route takes; nothing is answered as if it were not there. */
+Test(westd, unknown_parameters_are_refused)
+{
+	static const char *const paths[] = {
+		"/v1/status?", "/v1/field?", POINT_Q "&", PROFILE_Q "&",
+		"/v1/field/slice?z=10&stride=40&", "/v1/observations?", "/v1/snapshots?",
+		"/v1/snapshots/wind-v1-20261122T120000Z.nc?", "/v1/terrain?stride=40&",
+		"/?", "/ui?", "/ui/?", "/ui/app.js?", "/ui/config.json?", "/conformance?",
+		"/collections?", "/collections/wind?", POS_Q "&",
+		"/collections/wind/area?coords=POLYGON((504000%204652000,504400%204652000,"
+		"504400%204652400,504000%204652000))&z=10&",
+		"/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10&",
+		"/livez?", "/readyz?", "/metrics?",
+	};
+	char q[512];
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		snprintf(q, sizeof q, "%sbogus=1", paths[i]);
+		fix_get(&w, q, &r);
+		fix_problem(&r, 400, "unknown-parameter", "'bogus' is not supported");
+	}
+	fix_get(&w, "/v1/status?bogus=1", &r);
+	fix_problem(&r, 400, "unknown-parameter", "/v1/status takes no query parameters");
+	fix_get(&w, POS_Q "&parameter_name=speed", &r);
+	fix_problem(&r, 400, "unknown-parameter", "(did you mean parameter-name?)");
+	fix_get(&w, POS_Q "&parameter_name=speed", &r);
+	fix_problem(&r, 400, NULL, "takes coords, z, zref, parameter-name, datetime, crs, "
+		    "f, version");
+	fix_get(&w, PROFILE_Q "&z=10", &r);
+	fix_problem(&r, 400, "unknown-parameter", "/v1/field/profile takes x, y, lon, lat, "
+		    "version");
+	fix_get(&w, "/v1/field/point?x=" PX "&y=" PY "&z=10&z=50", &r);
+	fix_problem(&r, 400, "bad-parameter", "z is given more than once");
+	fix_get(&w, "/collections?f=html", &r);
+	fix_problem(&r, 400, "bad-parameter", "f: 'html'");
+	/* no value is not "left out" (stride 1, the default set of parameters) */
+	fix_get(&w, "/v1/terrain?stride", &r);
+	fix_problem(&r, 400, "bad-parameter", "stride has no value");
+	fix_get(&w, POS_Q "&parameter-name=", &r);
+	fix_problem(&r, 400, "bad-parameter", "parameter-name has no value");
+	fix_get(&w, "/v1/field?version=", &r);
+	fix_problem(&r, 400, "bad-parameter", "version has no value");
+
+	/* what the routes do take still answers (the map page's queries among
+	 * them) */
+	static const char *const good[] = {
+		"/v1/field?version=1", POINT_Q "&zref=agl&version=1",
+		"/v1/field/point?lon=15.06&lat=42.01&z=10", PROFILE_Q "&version=1",
+		"/v1/field/slice?z=50&zref=agl&stride=40&version=1", "/v1/terrain?stride=40",
+		"/?f=json", "/conformance?f=json", "/collections?f=json",
+		"/collections/wind?f=application/json", "/v1/terrain?&stride=40&",
+		"/v1/status?",
+		POS_Q "&zref=agl&parameter-name=speed&f=CoverageJSON&version=1",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		fix_get(&w, good[i], &r);
+		cr_expect_eq(r.status, 200, "%s: %ld %s", good[i], r.status, r.body);
+		fix_resp_free(&r);
+	}
+}
+
+/* crs: only the CRS the collection advertises; datetime: the field's valid
+ * time must be in it, else there is no data (404), never the field of
+ * another time. */
+Test(westd, edr_crs_and_datetime)
+{
+	char q[512];
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	json_t *c = fix_get_json(&w, "/collections/wind");
+	const char *crs = json_string_value(json_array_get(json_object_get(c, "crs"), 0));
+	cr_assert_not_null(crs);
+
+	fix_get(&w, POS_Q "&crs=CRS84", &r);
+	fix_problem(&r, 400, "bad-parameter", "crs 'CRS84' is not supported");
+	fix_get(&w, POS_Q "&crs=CRS84", &r);
+	snprintf(q, sizeof q, "crs=%s", crs);
+	fix_problem(&r, 400, "bad-parameter", q);
+	snprintf(q, sizeof q, "%s&crs=%s", POS_Q, crs);
+	expect_covjson_200(q);
+	snprintf(q, sizeof q, "/collections/wind/cube?bbox=504000,4652000,504300,4652200"
+		 "&z=10&crs=%s", crs);
+	expect_covjson_200(q);
+	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10"
+		"&crs=EPSG:4326", &r);
+	fix_problem(&r, 400, "bad-parameter", "crs 'EPSG:4326'");
+	json_decref(c);
+
+	/* the field is valid at 2026-11-22T12:00:00Z (data/obs/default.json) */
+	fix_get(&w, POS_Q "&datetime=2020-01-01T00:00:00Z", &r);
+	fix_problem(&r, 404, "no-data-at-time", "valid time 2026-11-22T12:00:00Z");
+	fix_get(&w, POS_Q "&datetime=2026-11-22T12:00:01Z/..", &r);
+	fix_problem(&r, 404, "no-data-at-time", NULL);
+	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10"
+		"&datetime=../2026-11-21T00:00:00Z", &r);
+	fix_problem(&r, 404, "no-data-at-time", NULL);
+	fix_get(&w, POS_Q "&datetime=yesterday", &r);
+	fix_problem(&r, 400, "bad-parameter", "datetime 'yesterday'");
+	fix_get(&w, POS_Q "&datetime=2026-11-23T00:00:00Z/2026-11-22T00:00:00Z", &r);
+	fix_problem(&r, 400, "bad-parameter", "ends before it starts");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T12:00:00Z");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T00:00:00Z/2026-11-23T00:00:00Z");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T11:00:00Z/..");
+	expect_covjson_200(POS_Q "&datetime=2026-11-22T13:00:00%2B01:00");
+}
+
+/* A point given in lon/lat outside the domain is refused in degrees, with
+ * the swap suggested when lat, lon would be inside; EDR coordinates that
+ * read as degrees say so. */
+Test(westd, lonlat_outside_the_domain_speaks_degrees)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	fix_get(&w, "/v1/field/point?lon=42.01&lat=15.06&z=10", &r);
+	fix_problem(&r, 422, "point-not-in-air", "lon 42.01, lat 15.06 is outside the domain");
+	fix_get(&w, "/v1/field/point?lon=42.01&lat=15.06&z=10", &r);
+	fix_problem(&r, 422, NULL, "lon=15.06&lat=42.01 is inside");
+	fix_get(&w, "/v1/field/profile?lon=42.01&lat=15.06", &r);
+	fix_problem(&r, 422, "point-not-in-air", "lon=15.06&lat=42.01 is inside");
+	/* outside either way: the domain in degrees, no swap, no metres */
+	fix_get(&w, "/v1/field/point?lon=15.5&lat=42.01&z=10", &r);
+	cr_assert_eq(r.status, 422);
+	json_t *j = fix_json(&r);
+	const char *det = json_string_value(json_object_get(j, "detail"));
+	cr_assert_not_null(det);
+	cr_expect(strstr(det, "lon 15.5, lat 42.01 is outside the domain (lon 15.0"), "%s", det);
+	cr_expect(strstr(det, "WGS 84"), "%s", det);
+	cr_expect(!strstr(det, "wrong way round"), "%s", det);
+	cr_expect(!strstr(det, " m "), "metres in '%s'", det);
+	json_decref(j);
+	fix_resp_free(&r);
+
+	fix_get(&w, "/collections/wind/position?coords=POINT(15.06%2042.01)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "these look like degrees");
+	fix_get(&w, "/collections/wind/position?coords=POINT(42.01%2015.06)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "lon 15.06, lat 42.01 is x 5049");
+	fix_get(&w, "/collections/wind/position?coords=POINT(0%200)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "coords: x 0 m is outside");
 }
 
 /* ========================================================= bad input */
