@@ -503,7 +503,11 @@ static void post_observations(struct west_req *r)
 	}
 	st = westd_ingest(r->d, r->body ? r->body : "", r->len, csv, WEST_SOURCE_HTTP, &in,
 			  err, sizeof err);
-	if (st == WEST_ERR_INVALID) {
+	if (st == WEST_ERR_INVALID && in.out_of_date) {
+		west_reply_problem(r, 422, "observations-out-of-date", "Unprocessable Content",
+				   "%s", err);
+		return;
+	} else if (st == WEST_ERR_INVALID) {
 		west_reply_problem(r, 400, "invalid-observations", "Bad Request", "%s", err);
 		return;
 	} else if (st) {

@@ -209,6 +209,67 @@ static enum west_status save_and_submit(struct westd *d, struct west_obs_set *se
 	return WEST_OK;
 }
 
+/*
+ * The valid time a new set must reach, and the set that has it: the newest
+ * of the current field's and of the accepted sets not superseded or failed
+ * (pending or solved).  Under ingest_lock, which orders it with the
+ * submissions; takes rec_lock.  0 when there is none.
+ */
+static long long newest_valid_time(struct westd *d, unsigned long long *id)
+{
+	struct west_published *p = west_store_acquire(&d->store);
+	long long t = 0;
+
+	*id = 0;
+	if (p) {
+		t = p->field.valid_time, *id = p->obs_id;
+		west_published_release(p);
+	}
+	pthread_mutex_lock(&d->rec_lock);
+	size_t n = d->nrec < WESTD_RECORDS ? d->nrec : WESTD_RECORDS;
+	for (size_t k = 0; k < n; k++) {
+		const struct westd_record *r = &d->rec[k];
+		if ((r->fate == WESTD_PENDING || r->fate == WESTD_SOLVED) &&
+		    (!*id || r->valid_time > t))
+			t = r->valid_time, *id = r->id;
+	}
+	pthread_mutex_unlock(&d->rec_lock);
+	return t;
+}
+
+/*
+ * Refuse a set whose valid time is after now + obs_max_future, before
+ * now - obs_max_age (each 0 = no limit), or before the newest accepted
+ * set's (it would replace a newer field).  Under ingest_lock (d->conf).
+ */
+static enum west_status check_valid_time(struct westd *d, const struct west_obs_set *set,
+					 char *err, size_t errlen)
+{
+	long long now = westd_now(), t = set->valid_time, newest;
+	double ahead = (double)(t - now), behind = -ahead;
+	char vt[32], nw[32], nv[32];
+	unsigned long long id;
+
+	west_obs_time_format(t, vt, sizeof vt);
+	west_obs_time_format(now, nw, sizeof nw);
+	if (d->conf.obs_max_future > 0 && ahead > d->conf.obs_max_future)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "valid time %s is %.0f s after now (%s), more than obs_max_future = %g s: check the station clocks and time zones",
+				 vt, ahead, nw, d->conf.obs_max_future);
+	if (d->conf.obs_max_age > 0 && behind > d->conf.obs_max_age)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "valid time %s is %.0f s before now (%s), more than obs_max_age = %g s",
+				 vt, behind, nw, d->conf.obs_max_age);
+	newest = newest_valid_time(d, &id);
+	if (id && t < newest) {
+		west_obs_time_format(newest, nv, sizeof nv);
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "valid time %s is older than %s, the valid time of observation set %llu (now %s): it would replace a newer field",
+				 vt, nv, id, nw);
+	}
+	return WEST_OK;
+}
+
 enum west_status westd_ingest(struct westd *d, const char *body, size_t len, int csv,
 			      enum west_source src, struct westd_ingest *out,
 			      char *err, size_t errlen)
@@ -221,14 +282,19 @@ enum west_status westd_ingest(struct westd *d, const char *body, size_t len, int
 	struct west_obs_opts o = obs_opts(d);
 	st = csv ? west_obs_parse_csv(body, len, &o, &set, err, errlen)
 		 : west_obs_parse_json(body, len, &o, &set, err, errlen);
+	if (!st && (st = check_valid_time(d, &set, err, errlen)))
+		out->out_of_date = 1;
 	if (!st)
 		st = save_and_submit(d, &set, src, out, err, errlen);
 	pthread_mutex_unlock(&d->ingest_lock);
 	west_obs_set_free(&set);       /* a no-op once submitted */
 	west_metrics_received(&d->metrics, src);
+	if (out->out_of_date && src == WEST_SOURCE_HTTP) /* the spool logs its own */
+		west_log(WEST_LOG_WARNING, "POST /v1/observations refused: %s", err);
 	if (st)
-		west_metrics_rejected(&d->metrics, src, st == WEST_ERR_INVALID ?
-				      WEST_REJECT_INVALID : WEST_REJECT_STORAGE);
+		west_metrics_rejected(&d->metrics, src, out->out_of_date ? WEST_REJECT_OUT_OF_DATE :
+				      st == WEST_ERR_INVALID ? WEST_REJECT_INVALID :
+				      WEST_REJECT_STORAGE);
 	return st;
 }
 

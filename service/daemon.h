@@ -10,7 +10,8 @@
  * open returns, so nothing is served before the daemon can answer.
  *
  * Ingest (westd_ingest), from any thread: parse against the current grid,
- * save durably, submit to the worker, all under ingest_lock so that ids
+ * check the valid time (obs_max_age, obs_max_future, never older than the
+ * newest accepted set), save durably, submit to the worker, all under ingest_lock so that ids
  * (the observation store's sequence numbers) and promised versions are in
  * the same order.  Nothing is applied on a refusal: a set that does not
  * parse is neither saved nor submitted; a set that cannot be saved is not
@@ -109,11 +110,16 @@ struct westd_ingest {
 	unsigned long long id, version;  /* version: see worker.h, submit */
 	size_t stations;
 	long long valid_time;
+	int out_of_date;                 /* refused for its valid time (below) */
 };
 /*
  * Take in one observation set (csv: WindNinja CSV, else JSON).  Errors:
  * WEST_ERR_INVALID (the body; err names the record and field), WEST_ERR_IO
- * (it could not be saved; nothing submitted).
+ * (it could not be saved; nothing submitted).  A set that parses is also
+ * WEST_ERR_INVALID with out_of_date set, logged, when its valid time is
+ * later than now + obs_max_future, earlier than now - obs_max_age (each
+ * unless 0), or earlier than the valid time of the current field or of an
+ * accepted set still pending: nothing already published changes.
  */
 enum west_status westd_ingest(struct westd *d, const char *body, size_t len, int csv,
 			      enum west_source src, struct westd_ingest *out,

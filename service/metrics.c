@@ -97,6 +97,7 @@ static const char *const reject_labels[WEST_NREJECTS] = {
 	[WEST_REJECT_MEDIA_TYPE] = "unsupported_media_type",
 	[WEST_REJECT_UNAUTHORIZED] = "unauthorized",
 	[WEST_REJECT_STORAGE] = "storage",
+	[WEST_REJECT_OUT_OF_DATE] = "out_of_date",
 };
 
 static const char *const source_labels[WEST_NSOURCES] = {

@@ -57,7 +57,8 @@ enum west_route {
 
 enum west_reject {
 	WEST_REJECT_INVALID, WEST_REJECT_TOO_LARGE, WEST_REJECT_MEDIA_TYPE,
-	WEST_REJECT_UNAUTHORIZED, WEST_REJECT_STORAGE, WEST_NREJECTS
+	WEST_REJECT_UNAUTHORIZED, WEST_REJECT_STORAGE, WEST_REJECT_OUT_OF_DATE,
+	WEST_NREJECTS
 };
 
 enum west_source { WEST_SOURCE_HTTP, WEST_SOURCE_SPOOL, WEST_NSOURCES };
@@ -67,7 +68,7 @@ enum west_source { WEST_SOURCE_HTTP, WEST_SOURCE_SPOOL, WEST_NSOURCES };
  * range). */
 const char *west_route_label(enum west_route r);
 /* "invalid", "too_large", "unsupported_media_type", "unauthorized",
- * "storage"; "?" out of range. */
+ * "storage", "out_of_date"; "?" out of range. */
 const char *west_reject_label(enum west_reject why);
 /* "http", "spool"; "?" out of range. */
 const char *west_source_label(enum west_source s);

@@ -195,6 +195,12 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_OBSERVATIONS_KEEP] = {
 		"observations_keep", CONF_LONG, FIELD(observations_keep), 0, 100000000,
 		0, NULL, "1000", 0, "observation sets kept in state_dir (0 = all)" },
+	[WEST_CONF_OBS_MAX_AGE] = {
+		"obs_max_age", CONF_DOUBLE, FIELD(obs_max_age), 0, 1e9, 0, NULL,
+		"3600", 1, "s; westd refuses a set whose valid time is older (0 = no limit)" },
+	[WEST_CONF_OBS_MAX_FUTURE] = {
+		"obs_max_future", CONF_DOUBLE, FIELD(obs_max_future), 0, 1e9, 0, NULL,
+		"600", 1, "s; westd refuses a set whose valid time is later than now + this (0 = no limit)" },
 	[WEST_CONF_SPOOL_DIR] = {
 		"spool_dir", CONF_STRING, FIELD(spool_dir), 0, 0, 0, NULL, "", 0,
 		"drop directory for observation files (empty = none)" },

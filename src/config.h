@@ -70,6 +70,8 @@ enum west_conf_key {
 	WEST_CONF_MAX_FIELD_AGE,
 	WEST_CONF_STATE_DIR,
 	WEST_CONF_OBSERVATIONS_KEEP,
+	WEST_CONF_OBS_MAX_AGE,
+	WEST_CONF_OBS_MAX_FUTURE,
 	WEST_CONF_SPOOL_DIR,
 	WEST_CONF_SPOOL_SCAN_INTERVAL,
 	WEST_CONF_SNAPSHOT_DIR,
@@ -119,6 +121,8 @@ struct west_config {
 	double max_field_age;               /* s; /readyz fails past it; 0 = off */
 	char state_dir[WEST_CONF_PATH_MAX]; /* persisted observation sets */
 	long observations_keep;             /* sets kept in state_dir; 0 = all */
+	double obs_max_age;                 /* s a new set's valid time may lie before now; 0 = off */
+	double obs_max_future;              /* s it may lie after now; 0 = off */
 	char spool_dir[WEST_CONF_PATH_MAX]; /* drop directory ("" = none) */
 	double spool_scan_interval;         /* s between fallback scans */
 	char snapshot_dir[WEST_CONF_PATH_MAX]; /* "" = no snapshots */

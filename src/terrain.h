@@ -12,7 +12,9 @@
  *  - ESRI ASCII grid (.asc): header ncols, nrows, xllcorner|xllcenter,
  *    yllcorner|yllcenter, cellsize (or dx and dy), optional NODATA_value,
  *    keys in any case; then nrows lines of ncols numbers, north row first.
- *    A FILE.prj beside FILE.asc, when present, is kept as the CRS WKT.
+ *    A FILE.prj beside FILE.asc, when present, is kept as the CRS WKT;
+ *    one that is geographic (degrees) or in another linear unit than the
+ *    metre (feet) refuses the DEM, before the raster is allocated.
  *  - CF NetCDF raster as `gdal_translate -of netCDF` writes it: 1D
  *    coordinate variables x and y (or any pair with standard_name
  *    projection_x/y_coordinate), evenly spaced, in metres, either order;
@@ -20,6 +22,8 @@
  *    2D variable on those dimensions, preferring standard_name
  *    surface_altitude or height); _FillValue / missing_value are NODATA;
  *    scale_factor / add_offset applied; the grid_mapping variable kept.
+ *    lon/lat axes, grid_mapping latitude_longitude, or a crs_wkt /
+ *    spatial_ref not in metres refuse the DEM.
  *
  * Load rules (every failure names the file and line or variable, and
  * nothing is returned): counts must match the header exactly; values must

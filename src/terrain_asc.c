@@ -11,6 +11,10 @@
  * Rows and values in messages count from 1 in file order, as an editor
  * shows them.  A *.prj beside the grid is kept as the CRS WKT; when it is
  * a WKT1 Transverse_Mercator projection its five parameters fill has_tm.
+ * The .prj is read right after the header, before anything of the grid's
+ * size is allocated, and refused when its CRS is not in metres
+ * (geographic, or a projection in feet: west_dem_check_crs), since the
+ * header's coordinates and cell size are taken as metres.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include "terrain.h"
@@ -430,10 +434,11 @@ static void crs_from_wkt(struct west_crs *crs)
 	}
 }
 
-static enum west_status read_prj_file(const char *pp, FILE *f, struct west_crs *crs,
-				      char *err, size_t errlen)
+static enum west_status read_prj_file(const char *path, const char *pp, FILE *f,
+				      struct west_crs *crs, char *err, size_t errlen)
 {
-	char *buf = malloc(PRJ_MAX + 1);
+	char *buf = malloc(PRJ_MAX + 1), where[2 * 4096 + 8];
+	enum west_status s;
 	size_t n;
 
 	if (!buf)
@@ -455,6 +460,12 @@ static enum west_status read_prj_file(const char *pp, FILE *f, struct west_crs *
 		free(buf);
 		return WEST_OK;
 	}
+	snprintf(where, sizeof where, "%s: %s", path, pp);
+	s = west_dem_check_crs(buf, where, err, errlen);
+	if (s != WEST_OK) {
+		free(buf);
+		return s;
+	}
 	crs->wkt = buf;
 	crs_from_wkt(crs);
 	return WEST_OK;
@@ -472,7 +483,7 @@ static enum west_status read_prj(const char *path, struct west_crs *crs,
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "%s: cannot allocate", path);
 	f = fopen(pp, "r");
 	if (f) {
-		s = read_prj_file(pp, f, crs, err, errlen);
+		s = read_prj_file(path, pp, f, crs, err, errlen);
 		fclose(f);
 	} else if (errno != ENOENT) {
 		s = west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open: %s",
@@ -523,13 +534,13 @@ enum west_status west_dem_load_asc(struct west_dem *dem, const char *path,
 	if (s == WEST_OK)
 		s = header_geometry(&r, &h, dem, err, errlen);
 	if (s == WEST_OK)
+		s = read_prj(path, &dem->crs, err, errlen);
+	if (s == WEST_OK)
 		s = west_dem_check_size(path, dem->nx, dem->ny, opts, err, errlen);
 	if (s == WEST_OK)
 		s = alloc_heights(path, dem, err, errlen);
 	if (s == WEST_OK)
 		s = read_rows(&r, dem, err, errlen);
-	if (s == WEST_OK)
-		s = read_prj(path, &dem->crs, err, errlen);
 	if (s == WEST_OK)
 		s = finish_nodata(&r, dem, opts, err, errlen);
 	fclose(r.f);

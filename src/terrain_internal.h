@@ -63,4 +63,16 @@ enum west_status west_dem_nodata_finish(struct west_dem *dem, unsigned char *val
 					const struct west_dem_opts *opts,
 					char *err, size_t errlen);
 
+/*
+ * Refuse a CRS text (a .prj: WKT1, WKT2 or the older ArcInfo form) whose
+ * x, y are not metres: geographic or geocentric, or a projection whose
+ * linear unit is not 1 m (feet, US survey feet).  No reader converts units,
+ * so such a DEM would be solved at the wrong size.  `where` starts the
+ * message ("FILE.asc: FILE.prj"), which carries the reprojection hint.
+ * Text that is not understood is accepted with a warning in the log.
+ * WEST_ERR_INVALID or WEST_OK (terrain_wkt.c).
+ */
+enum west_status west_dem_check_crs(const char *text, const char *where,
+				    char *err, size_t errlen);
+
 #endif

@@ -13,7 +13,10 @@
  * scale_factor and add_offset and checked like every DEM value.  Cells in
  * messages are named by the file's dimension names and 0-based indices
  * ("y=3, x=5"), as ncdump shows them.  The grid_mapping variable named by
- * the elevation variable fills struct west_crs.
+ * the elevation variable fills struct west_crs; it is read before anything
+ * of the raster's size, and refused when it is latitude_longitude or its
+ * WKT is not in metres (west_dem_check_crs), as are lon/lat axes without
+ * units: nothing here converts degrees or feet.
  */
 #include "terrain.h"
 #include "terrain_internal.h"
@@ -173,6 +176,13 @@ static enum west_status find_axes(struct nc_raster *r, char *err, size_t errlen)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: no x/y coordinate variables (1D x and y, or standard_name projection_x_coordinate and projection_y_coordinate)",
 				 r->path);
+	for (int a = 0; a < 2; a++) {
+		char name[NC_MAX_NAME + 1];
+		if (rank[a] == 1 && nc_inq_varname(r->ncid, *var[a], name) == NC_NOERR)
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "%s: variable '%s' is a %s (degrees), not a projected coordinate in metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
+					 r->path, name, a ? "latitude" : "longitude");
+	}
 	nc_inq_var(r->ncid, r->xvar, r->xname, NULL, NULL, &r->xdim, NULL);
 	nc_inq_var(r->ncid, r->yvar, r->yname, NULL, NULL, &r->ydim, NULL);
 	nc_inq_dim(r->ncid, r->xdim, r->xdname, &r->nx);
@@ -521,6 +531,23 @@ static int read_mapping(const struct nc_raster *r, int gvar, struct west_crs *cr
 	return rc;
 }
 
+/* A grid mapping in degrees, or a crs_wkt that is not in metres, is refused:
+ * the axes' values are read as metres. */
+static enum west_status check_crs(const struct nc_raster *r, const struct west_crs *crs,
+				  char *err, size_t errlen)
+{
+	char where[WEST_ERRLEN];
+
+	if (strcasecmp(crs->grid_mapping_name, "latitude_longitude") == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: variable '%s' has grid_mapping latitude_longitude (degrees), not a projection in metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
+				 r->path, r->zname);
+	if (!crs->wkt)
+		return WEST_OK;
+	snprintf(where, sizeof where, "%s: variable '%s': grid mapping WKT", r->path, r->zname);
+	return west_dem_check_crs(crs->wkt, where, err, errlen);
+}
+
 static enum west_status read_crs(const struct nc_raster *r, struct west_crs *crs,
 				 char *err, size_t errlen)
 {
@@ -536,7 +563,9 @@ static enum west_status read_crs(const struct nc_raster *r, struct west_crs *crs
 				 r->path, r->zname, gm);
 	}
 	free(gm);
-	return rc < 0 ? nc_fail(r, r->zname, rc, err, errlen) : WEST_OK;
+	if (rc < 0)
+		return nc_fail(r, r->zname, rc, err, errlen);
+	return check_crs(r, crs, err, errlen);
 }
 
 static enum west_status open_file(struct nc_raster *r, char *err, size_t errlen)
@@ -586,6 +615,8 @@ enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 	if (s == WEST_OK)
 		s = find_elevation(&r, opts->variable, err, errlen);
 	if (s == WEST_OK)
+		s = read_crs(&r, &dem->crs, err, errlen);
+	if (s == WEST_OK)
 		s = west_dem_check_size(path, r.nx, r.ny, opts, err, errlen);
 	if (s == WEST_OK)
 		s = read_geometry(&r, dem, &flip, err, errlen);
@@ -593,8 +624,6 @@ enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 		s = alloc_grid(&r, dem, &h, err, errlen);
 	if (s == WEST_OK)
 		s = read_heights(&r, dem, flip, &h, err, errlen);
-	if (s == WEST_OK)
-		s = read_crs(&r, &dem->crs, err, errlen);
 	if (s == WEST_OK)
 		s = finish_nodata(&r, dem, &h, opts, err, errlen);
 	free(h.valid);

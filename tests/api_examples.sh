@@ -1,6 +1,7 @@
 #!/bin/sh
 # api_examples.sh: start westd on the default terrain (CPU backend, a free
-# port, state and snapshots in a temp dir), post the sample observations,
+# port, state and snapshots in a temp dir, obs_max_age=0 as scripts/demo
+# sets it for the sample set of 2026-11-22), post the sample observations,
 # wait for the field, then run docs/api.md's examples against it
 # (tests/api_examples.py; TAP).
 set -u
@@ -16,7 +17,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 addr=127.0.0.1:$port
 "$bin" --foreground --set terrain="$src/data/default.asc" --set listen="$addr" \
 	--set state_dir="$tmp/state" --set snapshot_dir="$tmp/snapshots" \
-	--set backend="${WESTD_BACKEND:-cpu}" 2>"$tmp/log" &
+	--set backend="${WESTD_BACKEND:-cpu}" --set obs_max_age=0 2>"$tmp/log" &
 pid=$!
 i=0
 until curl -s -o /dev/null "http://$addr/livez"; do

@@ -180,7 +180,7 @@ Test(config, table)
 		"listen", "http_threads", "max_connections", "per_ip_connections",
 		"connection_timeout", "max_body_bytes", "max_response_cells",
 		"api_token", "api_token_file", "read_auth", "max_field_age",
-		"state_dir", "observations_keep", "spool_dir",
+		"state_dir", "observations_keep", "obs_max_age", "obs_max_future", "spool_dir",
 		"spool_scan_interval", "snapshot_dir", "snapshot_keep",
 		"snapshot_interval", "ui_age_warn", "ui_age_alert",
 	};
@@ -621,6 +621,26 @@ Test(config, set_nz_while_levels_in_force)
 	cr_expect_eq(west_config_set(c, "dz=3", "--set", err, sizeof err), WEST_OK,
 		     "%s", err);
 	cr_expect_eq(c->dz, 3.0);
+	free(c);
+}
+
+/* The observation time limits: 1 h back, 10 min ahead, 0 = no limit;
+ * negative refused. */
+Test(config, obs_time_limits)
+{
+	struct west_config *c = new_defaults();
+	char err[WEST_ERRLEN];
+
+	cr_expect_eq(c->obs_max_age, 3600.0);
+	cr_expect_eq(c->obs_max_future, 600.0);
+	cr_expect_eq(west_config_set(c, "obs_max_age=0", "--set", err, sizeof err), WEST_OK,
+		     "%s", err);
+	cr_expect_eq(c->obs_max_age, 0.0);
+	cr_expect_eq(west_config_set(c, "obs_max_future=-1", "--set", err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect_str_eq(err, "--set: obs_max_future: '-1' is out of range [0, 1000000000]");
+	cr_expect(west_config_key_reloadable(WEST_CONF_OBS_MAX_AGE));
+	cr_expect(west_config_key_reloadable(WEST_CONF_OBS_MAX_FUTURE));
 	free(c);
 }
 

@@ -460,6 +460,124 @@ Test(asc_bad, empty_file)
 		    ": file is empty");
 }
 
+/* ---- ESRI ASCII: a .prj whose CRS is not in metres ---- */
+
+/* What gdalwarp -t_srs EPSG:4326 -of AAIGrid writes beside the grid. */
+#define PRJ_4326 "GEOGCS[\"GCS_WGS_1984\",DATUM[\"D_WGS_1984\"," \
+	"SPHEROID[\"WGS_1984\",6378137.0,298.257223563]],PRIMEM[\"Greenwich\",0.0]," \
+	"UNIT[\"Degree\",0.0174532925199433]]"
+/* A grid in degrees: 1 x 1 arc-second cells near 15 E, 42 N. */
+#define HDR_DEG "ncols 3\nnrows 2\nxllcorner 15.0\nyllcorner 42.0\n" \
+	"cellsize 0.000277777778\n"
+/* NAD83 / California zone 3 in US survey feet, ESRI WKT1 as GDAL writes it. */
+#define PRJ_FTUS "PROJCS[\"NAD_1983_StatePlane_California_III_FIPS_0403_Feet\"," \
+	"GEOGCS[\"GCS_North_American_1983\",DATUM[\"D_North_American_1983\"," \
+	"SPHEROID[\"GRS_1980\",6378137.0,298.257222101]],PRIMEM[\"Greenwich\",0.0]," \
+	"UNIT[\"Degree\",0.0174532925199433]],PROJECTION[\"Lambert_Conformal_Conic\"]," \
+	"PARAMETER[\"False_Easting\",6561666.666666666],PARAMETER[\"False_Northing\",1640416.666666667]," \
+	"PARAMETER[\"Central_Meridian\",-120.5],PARAMETER[\"Standard_Parallel_1\",37.06666666666667]," \
+	"PARAMETER[\"Standard_Parallel_2\",38.43333333333333]," \
+	"PARAMETER[\"Latitude_Of_Origin\",36.5],UNIT[\"Foot_US\",0.3048006096012192]]"
+
+/* w.asc (header hdr, two rows of 3) with text as w.prj: the load refused
+ * naming both files and problem. */
+static void expect_prj_refused(const char *hdr, const char *prj, const char *problem)
+{
+	char grid[512];
+	struct west_dem d;
+	const char *p, *pp = tmp_path("w.prj");
+
+	snprintf(grid, sizeof grid, "%s1 2 3\n4 5 6\n", hdr);
+	p = write_file("w.asc", grid);
+	write_file("w.prj", prj);
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, NULL, problem);
+	cr_assert_not_null(strstr(err, pp), "message '%s' does not name %s", err, pp);
+}
+
+/* w.asc with a 3 x 2 metre grid and text as w.prj loads. */
+static void expect_prj_ok(const char *prj)
+{
+	struct west_dem d;
+	const char *p = write_file("w.asc", HDR(3, 2) "1 2 3\n4 5 6\n");
+
+	write_file("w.prj", prj);
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_assert_not_null(d.crs.wkt);
+	west_dem_free(&d);
+}
+
+Test(asc_bad, geographic_prj_refused)
+{
+	expect_prj_refused(HDR_DEG, PRJ_4326 "\n",
+			   "the CRS is geographic (GEOGCS, in degrees), but westd reads x, y "
+			   "and the cell size as metres; reproject to a metric CRS such as UTM "
+			   "(gdalwarp -t_srs EPSG:326NN)");
+}
+
+Test(asc_bad, geographic_prj_other_forms_refused)
+{
+	/* OGC WKT1, WKT2, a compound CRS, the older ArcInfo form */
+	expect_prj_refused(HDR_DEG, "GEOGCS[\"WGS 84\",DATUM[\"WGS_1984\",SPHEROID[\"WGS 84\","
+			   "6378137,298.257223563]],PRIMEM[\"Greenwich\",0],UNIT[\"degree\","
+			   "0.0174532925199433],AUTHORITY[\"EPSG\",\"4326\"]]", "(GEOGCS, in degrees)");
+	expect_prj_refused(HDR_DEG, "  geogcrs[\"WGS 84\",DATUM[\"World Geodetic System 1984\","
+			   "ELLIPSOID[\"WGS 84\",6378137,298.257223563]],CS[ellipsoidal,2],"
+			   "ANGLEUNIT[\"degree\",0.0174532925199433],ID[\"EPSG\",4326]]",
+			   "(geogcrs, in degrees)");
+	expect_prj_refused(HDR_DEG, "COMPD_CS[\"WGS 84 + EGM96 height\"," PRJ_4326
+			   ",VERT_CS[\"EGM96 height\",UNIT[\"metre\",1]]]", "(GEOGCS, in degrees)");
+	expect_prj_refused(HDR_DEG, "Projection    GEOGRAPHIC\nDatum         WGS84\n"
+			   "Units         DD\nParameters\n", "(Projection GEOGRAPHIC, in degrees)");
+}
+
+Test(asc_bad, feet_prj_refused)
+{
+	expect_prj_refused(HDR(3, 2), PRJ_FTUS,
+			   "the CRS is in Foot_US (0.3048006096 m), but westd reads x, y and "
+			   "the cell size as metres; reproject to metres");
+	/* WKT2: the unit in the axes */
+	expect_prj_refused(HDR(3, 2), "PROJCRS[\"NAD83 / California zone 3 (ftUS)\","
+			   "BASEGEOGCRS[\"NAD83\",ANGLEUNIT[\"degree\",0.0174532925199433]],"
+			   "CONVERSION[\"SPCS83 California zone 3 (US Survey feet)\","
+			   "PARAMETER[\"False easting\",6561666.667,LENGTHUNIT[\"metre\",1]]],"
+			   "CS[Cartesian,2],AXIS[\"easting (X)\",east,ORDER[1],"
+			   "LENGTHUNIT[\"US survey foot\",0.304800609601219]],"
+			   "AXIS[\"northing (Y)\",north,ORDER[2],"
+			   "LENGTHUNIT[\"US survey foot\",0.304800609601219]]]",
+			   "the CRS is in US survey foot (0.3048006096 m)");
+	expect_prj_refused(HDR(3, 2), "Projection    STATEPLANE\nFipszone 0403\n"
+			   "Units         FEET\n", "the CRS is in Units FEET");
+}
+
+/* A refused .prj stops the load before the raster is allocated: a header
+ * too large for max_cells gets the CRS message, not the size one. */
+Test(asc_bad, prj_refused_before_the_grid)
+{
+	struct west_dem d;
+	const char *p = write_file("w.asc", "ncols 100000\nnrows 100000\nxllcorner 15\n"
+				   "yllcorner 42\ncellsize 0.0001\n1 2\n");
+
+	write_file("w.prj", PRJ_4326);
+	expect_fail(load(p, WEST_NODATA_REFUSE, 10, &d), WEST_ERR_INVALID, &d, p, NULL,
+		    "the CRS is geographic");
+}
+
+Test(asc, metre_prj_forms_accepted)
+{
+	expect_prj_ok("PROJCS[\"WGS 84 / UTM zone 33N\",GEOGCS[\"WGS 84\",DATUM[\"WGS_1984\","
+		      "SPHEROID[\"WGS 84\",6378137,298.257223563]],PRIMEM[\"Greenwich\",0],"
+		      "UNIT[\"degree\",0.0174532925199433]],PROJECTION[\"Transverse_Mercator\"],"
+		      "PARAMETER[\"central_meridian\",15],UNIT[\"metre\",1,AUTHORITY[\"EPSG\","
+		      "\"9001\"]],AXIS[\"Easting\",EAST],AXIS[\"Northing\",NORTH]]");
+	expect_prj_ok("PROJCRS[\"WGS 84 / UTM zone 33N\",BASEGEOGCRS[\"WGS 84\","
+		      "ANGLEUNIT[\"degree\",0.0174532925199433]],CS[Cartesian,2],"
+		      "AXIS[\"(E)\",east,ORDER[1],LENGTHUNIT[\"metre\",1]],"
+		      "AXIS[\"(N)\",north,ORDER[2],LENGTHUNIT[\"metre\",1]]]");
+	expect_prj_ok("COMPD_CS[\"UTM 33N + height\",PROJCS[\"UTM 33N\",UNIT[\"Meter\",1.0]],"
+		      "VERT_CS[\"h\",UNIT[\"foot\",0.3048]]]");
+	expect_prj_ok("Projection    UTM\nZone          33\nUnits         METERS\n");
+}
+
 /* ---- NODATA filling ---- */
 
 /*
@@ -536,7 +654,9 @@ struct ncspec {
 	const char *zname2;    /* a second 2D variable, or NULL */
 	int no_z;              /* only a 1D variable besides x and y */
 	int packed;            /* Band1 as short with scale_factor 0.5, add_offset 100 */
-	int mapping;           /* 1: a UTM 33N grid mapping "tm"; 2: the same less false_northing */
+	int mapping;           /* 1: a UTM 33N grid mapping "tm"; 2: the same less
+				* false_northing; 3: latitude_longitude; 4: 1 with a
+				* spatial_ref in US survey feet */
 };
 
 static void put_coords(int ncid, int vx, int vy, const struct ncspec *s)
@@ -595,8 +715,11 @@ static int def_height(int ncid, const char *name, const int *dims, const struct 
 }
 
 /* The grid mapping variable "tm" and the attribute naming it on vz. */
-static void def_mapping(int ncid, int vz, int complete)
+static void def_mapping(int ncid, int vz, int mode)
 {
+	int complete = mode != 2;
+	const char *gm = mode == 3 ? "latitude_longitude" : "transverse_mercator";
+	const char *wkt = mode == 4 ? PRJ_FTUS : "LOCAL_CS[\"t\"]";
 	static const char *const names[5] = {
 		"longitude_of_central_meridian", "latitude_of_projection_origin",
 		"scale_factor_at_central_meridian", "false_easting", "false_northing",
@@ -605,10 +728,10 @@ static void def_mapping(int ncid, int vz, int complete)
 	int v;
 
 	NC(nc_def_var(ncid, "tm", NC_CHAR, 0, NULL, &v));
-	NC(nc_put_att_text(ncid, v, "grid_mapping_name", 19, "transverse_mercator"));
+	NC(nc_put_att_text(ncid, v, "grid_mapping_name", strlen(gm), gm));
 	for (int k = 0; k < (complete ? 5 : 4); k++)
 		NC(nc_put_att_double(ncid, v, names[k], NC_DOUBLE, 1, &values[k]));
-	NC(nc_put_att_text(ncid, v, "spatial_ref", 14, "LOCAL_CS[\"t\"]"));
+	NC(nc_put_att_text(ncid, v, "spatial_ref", strlen(wkt), wkt));
 	NC(nc_put_att_text(ncid, vz, "grid_mapping", 2, "tm"));
 }
 
@@ -631,7 +754,7 @@ static const char *make_nc(const char *name, const struct ncspec *s)
 	if (s->zname2)
 		vz2 = def_height(ncid, s->zname2, dims, s);
 	if (s->mapping)
-		def_mapping(ncid, vz, s->mapping == 1);
+		def_mapping(ncid, vz, s->mapping);
 	NC(nc_enddef(ncid));
 	put_coords(ncid, vx, vy, s);
 	if (!s->no_z)
@@ -784,6 +907,53 @@ Test(nc_bad, degrees)
 
 	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, NULL,
 		    ": variable 'x' is in degrees_east; reproject to a metric CRS such as UTM");
+}
+
+/* lon/lat axes without units are degrees all the same */
+Test(nc_bad, lon_lat_axes_without_units)
+{
+	const char *p = tmp_path("b.nc");
+	int ncid, dx, dy, vx, vy, vz, dims[2];
+	double xs[3] = { 15.0, 15.001, 15.002 }, ys[2] = { 42.0, 42.001 };
+	float z[6] = { 1, 2, 3, 4, 5, 6 };
+	struct west_dem d;
+
+	NC(nc_create(p, NC_CLOBBER | NC_NETCDF4, &ncid));
+	NC(nc_def_dim(ncid, "lon", 3, &dx));
+	NC(nc_def_dim(ncid, "lat", 2, &dy));
+	NC(nc_def_var(ncid, "lon", NC_DOUBLE, 1, &dx, &vx));
+	NC(nc_def_var(ncid, "lat", NC_DOUBLE, 1, &dy, &vy));
+	dims[0] = dy, dims[1] = dx;
+	NC(nc_def_var(ncid, "Band1", NC_FLOAT, 2, dims, &vz));
+	NC(nc_enddef(ncid));
+	NC(nc_put_var_double(ncid, vx, xs));
+	NC(nc_put_var_double(ncid, vy, ys));
+	NC(nc_put_var_float(ncid, vz, z));
+	NC(nc_close(ncid));
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, NULL,
+		    ": variable 'lon' is a longitude (degrees), not a projected coordinate in "
+		    "metres; reproject to a metric CRS such as UTM");
+}
+
+/* x, y said to be metres, but the grid mapping is in degrees */
+Test(nc_bad, latitude_longitude_mapping)
+{
+	struct ncspec s = { .nx = 3, .ny = 2, .mapping = 3 };
+	const char *p = make_nc("b.nc", &s);
+	struct west_dem d;
+
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, "'Band1'",
+		    "has grid_mapping latitude_longitude (degrees)");
+}
+
+Test(nc_bad, feet_crs_wkt)
+{
+	struct ncspec s = { .nx = 3, .ny = 2, .mapping = 4 };
+	const char *p = make_nc("b.nc", &s);
+	struct west_dem d;
+
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, "'Band1'",
+		    "grid mapping WKT: the CRS is in Foot_US");
 }
 
 Test(nc_bad, nan_value)

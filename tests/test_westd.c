@@ -1736,6 +1736,120 @@ Test(westd, spool_takes_good_and_refuses_bad)
 	json_decref(h);
 }
 
+/* ====================================================== valid times */
+
+/* POST a set of the sample stations at time t; the answer in r. */
+static void post_at(long long t, struct http_resp *r)
+{
+	char *body = fix_obs_body_at(-1, -1, t);
+	fix_post_json(&w, body, NULL, r);
+	free(body);
+}
+
+/*
+ * A set dated too far back, too far ahead, or older than the current
+ * field is refused (422, logged, counted), over HTTP and in the spool, and
+ * the field stays as it was; a set as new as the current one is taken.
+ */
+Test(westd, observations_out_of_date_are_refused)
+{
+	const char *sets[] = { "obs_max_age=3600", NULL };
+	long long now = (long long)time(NULL);
+	struct http_resp r;
+	unsigned long long v;
+
+	fix_start(&w, sets);
+	fix_post_file(&w, FIX_OBS_JSON, NULL, &r);   /* 2026-11-22T12:00:00Z */
+	fix_problem(&r, 422, "observations-out-of-date",
+		    "valid time 2026-11-22T12:00:00Z is ");
+	cr_expect_eq(fix_version(&w), 0, "the refused sample set made a field");
+
+	char *body = fix_obs_body_at(-1, -1, now - 10);
+	fix_post_ok(&w, body, NULL, NULL, &v);
+	free(body);
+	fix_wait_version(&w, v);
+	struct wind before = point_wind();
+
+	post_at(631152000LL, &r);                    /* 1990-01-01T00:00:00Z */
+	fix_problem(&r, 422, "observations-out-of-date",
+		    "valid time 1990-01-01T00:00:00Z is ");
+	expect_unchanged(&before, "a set of 1990");
+	post_at(4070908800LL, &r);                   /* 2099-01-01T00:00:00Z */
+	fix_problem(&r, 422, "observations-out-of-date",
+		    "s after now (");
+	expect_unchanged(&before, "a set of 2099");
+	post_at(now + 3600, &r);
+	fix_problem(&r, 422, "observations-out-of-date", "more than obs_max_future = 600 s");
+	expect_unchanged(&before, "a set an hour ahead");
+	post_at(now - 7200, &r);
+	fix_problem(&r, 422, "observations-out-of-date", "more than obs_max_age = 3600 s");
+	expect_unchanged(&before, "a set two hours old");
+	post_at(now - 1800, &r);                     /* within obs_max_age, older than v1 */
+	fix_problem(&r, 422, "observations-out-of-date",
+		    ", the valid time of observation set 1 (now ");
+	expect_unchanged(&before, "a set older than the current field");
+
+	json_t *h = history();
+	cr_expect_eq(json_array_size(h), 1, "a refused set was recorded");
+	json_decref(h);
+	cr_expect_eq(fix_log_count(&w, "POST /v1/observations refused: valid time"), 6);
+	fix_get(&w, "/metrics", &r);
+	cr_expect_not_null(strstr(r.body, "westd_observations_rejected_total{source=\"http\","
+				  "reason=\"out_of_date\"} 6\n"), "%s", r.body);
+	fix_resp_free(&r);
+
+	/* the spool refuses it too, into failed/ with the reason */
+	body = fix_obs_body_at(-1, -1, 631152000LL);
+	spool_drop("old.json", body);
+	free(body);
+	wait_exists("spool/failed/old.json.error");
+	char path[256];
+	size_t n;
+	snprintf(path, sizeof path, "%s/spool/failed/old.json.error", w.dir);
+	char *why = fix_slurp(path, &n);
+	cr_expect_not_null(strstr(why, "valid time 1990-01-01T00:00:00Z is "), ".error: %s", why);
+	cr_expect_not_null(strstr(why, "obs_max_age = 3600 s"), ".error: %s", why);
+	free(why);
+	cr_expect_eq(fix_log_count(&w, "old.json refused: valid time 1990"), 1);
+	expect_unchanged(&before, "an old spool file");
+
+	/* the same valid time as the current field is no older: taken */
+	body = fix_obs_body_at(9.0, -1, now - 10);
+	fix_post_ok(&w, body, NULL, NULL, &v);
+	free(body);
+	fix_wait_version(&w, v);
+	cr_expect_eq(v, 2);
+}
+
+/* The check is against the newest set accepted, even while it still waits
+ * for its solve: an older set must not supersede it in the queue. */
+Test(westd, older_set_never_supersedes_a_pending_one)
+{
+	long long now = (long long)time(NULL);
+	struct http_resp r;
+	unsigned long long v1, v2;
+
+	fix_start(&w, NULL);
+	char *a = fix_obs_body_at(-1, -1, now), *b = fix_obs_body_at(11.0, 11.0, now - 60);
+	fix_post_ok(&w, a, NULL, NULL, &v1);
+	fix_post_json(&w, b, NULL, &r);        /* at once: set 1 pending or solving */
+	fix_problem(&r, 422, "observations-out-of-date",
+		    "the valid time of observation set 1");
+	fix_wait_version(&w, v1);
+	fix_wait_idle(&w);
+	json_t *o = fix_get_json(&w, "/v1/observations");
+	json_t *cur = json_object_get(o, "current");
+	cr_expect_eq(integer(cur, "id"), 1, "the older set replaced the newer one");
+	json_decref(o);
+	free(b);
+	/* a newer one is taken */
+	b = fix_obs_body_at(11.0, 11.0, now + 1);
+	fix_post_ok(&w, b, NULL, NULL, &v2);
+	fix_wait_version(&w, v2);
+	free(a);
+	free(b);
+}
+
 /* ========================================================== readiness */
 
 Test(westd, readyz_turns_503_when_the_field_is_old)

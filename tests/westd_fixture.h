@@ -239,7 +239,9 @@ static inline void fix_write(const struct westd_proc *w, const char *name, const
 
 /* Start westd in dir (keep: reuse w->dir, e.g. for a restart) with extra
  * --set options (NULL-terminated list or NULL), and -c w->conf when set;
- * wait until /livez answers. */
+ * wait until /livez answers.  obs_max_age=0 comes before the extra
+ * options (which may override it): the sample set is dated 2026-11-22, and
+ * most tests post it as it is. */
 static inline void fix_start_in(struct westd_proc *w, int keep, const char *const *sets)
 {
 	const char *argv[64];
@@ -265,6 +267,7 @@ static inline void fix_start_in(struct westd_proc *w, int keep, const char *cons
 		argv[n++] = "--set", argv[n++] = s[i];
 	argv[n++] = "--set", argv[n++] = "backend=cpu";
 	argv[n++] = "--set", argv[n++] = "iterations=100";
+	argv[n++] = "--set", argv[n++] = "obs_max_age=0";
 	for (size_t i = 0; sets && sets[i] && n < 60; i++)
 		argv[n++] = "--set", argv[n++] = sets[i];
 	argv[n] = NULL;
@@ -411,9 +414,18 @@ static inline void fix_post_json(const struct westd_proc *w, const char *body,
 
 /* The sample observations (data/obs/default.json) with the first
  * station's speed set to first and the others' to others (m/s; a
- * negative value keeps the file's); malloc'd JSON text. */
-static inline char *fix_obs_body(double first, double others)
+ * negative value keeps the file's), and every station's time set to t (s
+ * since the epoch; negative: the file's); malloc'd JSON text. */
+static inline char *fix_obs_body_at(double first, double others, long long t)
 {
+	char when[32] = "";
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t >= 0) {
+		cr_assert_not_null(gmtime_r(&tt, &tm));
+		strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
 	json_error_t e;
 	json_t *j = json_load_file(FIX_OBS_JSON, 0, &e), *a;
 	cr_assert_not_null(j, "%s: %s", FIX_OBS_JSON, e.text);
@@ -423,11 +435,19 @@ static inline char *fix_obs_body(double first, double others)
 		double s = i == 0 ? first : others;
 		if (s >= 0)
 			json_object_set_new(json_array_get(a, i), "speed", json_real(s));
+		if (when[0])
+			json_object_set_new(json_array_get(a, i), "time", json_string(when));
 	}
 	char *text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
 	cr_assert_not_null(text);
 	json_decref(j);
 	return text;
+}
+
+/* fix_obs_body_at with the file's times. */
+static inline char *fix_obs_body(double first, double others)
+{
+	return fix_obs_body_at(first, others, -1);
 }
 
 /* POST body (JSON) and assert 202; the answer's id and field_version. */

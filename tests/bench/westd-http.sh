@@ -184,6 +184,7 @@ say "temp directory $tmp"
 "$westd_bin" --foreground --set terrain="$top/data/default.asc" --set backend=cpu \
 	--set listen=127.0.0.1:0 --set state_dir="$tmp/state" --set snapshot_dir="$tmp/snapshots" \
 	--set http_threads="$hthreads" --set per_ip_connections=1024 --set log_level=notice \
+	--set obs_max_age=0 \
 	>"$tmp/westd.log" 2>&1 &
 westd_pid=$!
 port_in_log() { grep -q 'serving on .*(port [0-9]*)' "$tmp/westd.log" 2>/dev/null || ! kill -0 "$westd_pid"; }

@@ -331,7 +331,7 @@ static void dump_log(const struct daemon *d)
 /* The child: westd --foreground with the benchmark's settings. */
 static void exec_westd(const struct daemon *d, const struct opts *o, int port)
 {
-	char s[10][600];
+	char s[11][600];
 	const char *argv[26];
 	int n = 0, fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
@@ -345,9 +345,10 @@ static void exec_westd(const struct daemon *d, const struct opts *o, int port)
 	snprintf(s[7], sizeof s[7], "nz=20");
 	snprintf(s[8], sizeof s[8], "dz=20");
 	snprintf(s[9], sizeof s[9], "solver=%s", o->solver);
+	snprintf(s[10], sizeof s[10], "obs_max_age=0"); /* sets dated from LB_TIME */
 	argv[n++] = o->westd;
 	argv[n++] = "--foreground";
-	for (int i = 0; i < 10; i++) {
+	for (int i = 0; i < 11; i++) {
 		argv[n++] = "--set";
 		argv[n++] = s[i];
 	}

@@ -218,6 +218,7 @@ class Westd:
                 "--set", "spool_dir=",
                 "--set", "observations_keep=4",
                 "--set", "max_field_age=0",
+                "--set", "obs_max_age=0",   # the records are years old
                 "--set", "api_token=%s" % self.token]
         for s in sets:
             args += ["--set", s]

@@ -1,0 +1,244 @@
+/*
+ * terrain_wkt.c: is a DEM's CRS text one whose x, y and cell size are
+ * metres (terrain_internal.h, west_dem_check_crs)?
+ *
+ * libwest converts no units: a raster's coordinates and cell size are taken
+ * as metres.  A .prj that says otherwise must refuse the DEM, or a grid in
+ * degrees is solved as a domain a few centimetres wide and a grid in feet
+ * as one 3.28 times too large.  This file reads just enough of the text to
+ * tell:
+ *
+ *  - WKT1 (OGC or ESRI, as GDAL writes a .prj) and WKT2: the top-level
+ *    keyword names the kind.  GEOGCS, GEOGCRS, GEOGRAPHICCRS (degrees) and
+ *    GEOCCS, GEODCRS, GEODETICCRS (geographic or geocentric: no map grid)
+ *    are refused.  PROJCS, PROJCRS, PROJECTEDCRS, LOCAL_CS, ENGCRS,
+ *    ENGINEERINGCRS must have a linear unit of 1 m: a UNIT (WKT1) or
+ *    LENGTHUNIT child of the top node, else one inside its first AXIS; no
+ *    unit at all is taken as metres.  COMPD_CS, COMPOUNDCRS, BOUNDCRS and
+ *    SOURCECRS are looked through to their first CRS.
+ *  - The older ArcInfo .prj ("Projection GEOGRAPHIC", "Units FEET", one
+ *    key and value a line): Projection GEOGRAPHIC and Units other than
+ *    METERS are refused.
+ *  - Anything else is accepted as it always was (kept as the CRS text),
+ *    with a warning in the log that its units are unknown.
+ *
+ * Keywords match in any case; a quoted string ("" inside is a quote) never
+ * counts as structure.  Nothing is allocated.
+ */
+#include "terrain.h"
+#include "terrain_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+
+#define WKT_DEPTH_MAX 8 /* wrappers looked through */
+
+/* A node KEYWORD[ ... ]: the keyword, and its contents up to the bracket. */
+struct wkt_node {
+	const char *kw, *body, *end; /* end: the closing bracket */
+	size_t kwlen;
+};
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && isspace((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* The matching close of the bracket before p, skipping quoted strings. */
+static const char *close_of(const char *p, const char *end)
+{
+	int depth = 1, quoted = 0;
+
+	for (; p < end; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && (*p == '[' || *p == '('))
+			depth++;
+		else if (!quoted && (*p == ']' || *p == ')') && --depth == 0)
+			return p;
+	}
+	return NULL;
+}
+
+/* The node that starts at p (spaces first); 0 when p is no node. */
+static int node_at(const char *p, const char *end, struct wkt_node *n)
+{
+	p = skip_ws(p, end);
+	n->kw = p;
+	while (p < end && (isalnum((unsigned char)*p) || *p == '_'))
+		p++;
+	n->kwlen = (size_t)(p - n->kw);
+	p = skip_ws(p, end);
+	if (n->kwlen == 0 || p >= end || (*p != '[' && *p != '('))
+		return 0;
+	n->body = p + 1;
+	n->end = close_of(n->body, end);
+	return n->end != NULL;
+}
+
+static int kw_is(const struct wkt_node *n, const char *const *words)
+{
+	for (; *words; words++)
+		if (strlen(*words) == n->kwlen && strncasecmp(n->kw, *words, n->kwlen) == 0)
+			return 1;
+	return 0;
+}
+
+/* The first child of n (a node among its comma-separated items) whose
+ * keyword is one of words; 0 when none. */
+static int child(const struct wkt_node *n, const char *const *words, struct wkt_node *c)
+{
+	const char *p = n->body;
+
+	while (p < n->end) {
+		if (node_at(p, n->end, c)) {
+			if (kw_is(c, words))
+				return 1;
+			p = c->end + 1;
+		} else {
+			int quoted = 0;
+			while (p < n->end && (quoted || *p != ','))
+				quoted ^= *p++ == '"';
+		}
+		p = skip_ws(p, n->end);
+		if (p < n->end && *p == ',')
+			p++;
+	}
+	return 0;
+}
+
+/* UNIT["name", factor]: the name (cut to size) and the factor. */
+static int unit_of(const struct wkt_node *u, char *name, size_t size, double *factor)
+{
+	const char *p = skip_ws(u->body, u->end), *q;
+	char *stop;
+
+	if (p >= u->end || *p != '"' || !(q = memchr(p + 1, '"', (size_t)(u->end - p - 1))))
+		return 0;
+	snprintf(name, size, "%.*s", (int)(q - p - 1), p + 1);
+	p = skip_ws(q + 1, u->end);
+	if (p >= u->end || *p != ',')
+		return 0;
+	*factor = strtod(p + 1, &stop);
+	return stop != p + 1 && isfinite(*factor);
+}
+
+static const char *const unit_words[] = { "UNIT", "LENGTHUNIT", NULL };
+
+/* The linear unit of a projected or engineering node; 0 when it has none. */
+static int linear_unit(const struct wkt_node *n, char *name, size_t size, double *factor)
+{
+	static const char *const axis_words[] = { "AXIS", NULL };
+	struct wkt_node u, a;
+
+	if (child(n, unit_words, &u))
+		return unit_of(&u, name, size, factor);
+	if (child(n, axis_words, &a) && child(&a, unit_words, &u))
+		return unit_of(&u, name, size, factor);
+	return 0;
+}
+
+static enum west_status refuse_unit(const struct wkt_node *n, const char *where,
+				    char *err, size_t errlen)
+{
+	char name[64];
+	double f;
+
+	if (!linear_unit(n, name, sizeof name, &f) || fabs(f - 1.0) <= 1e-9)
+		return WEST_OK;
+	return west_fail(err, errlen, WEST_ERR_INVALID,
+			 "%s: the CRS is in %s (%.10g m), but westd reads x, y and the cell size as metres; reproject to metres (gdalwarp -t_srs EPSG:326NN for UTM)",
+			 where, name, f);
+}
+
+static enum west_status check_node(const struct wkt_node *n, int depth, const char *where,
+				   char *err, size_t errlen)
+{
+	static const char *const geog[] = { "GEOGCS", "GEOGCRS", "GEOGRAPHICCRS", NULL };
+	static const char *const geod[] = { "GEOCCS", "GEODCRS", "GEODETICCRS", NULL };
+	static const char *const grid[] = { "PROJCS", "PROJCRS", "PROJECTEDCRS", "LOCAL_CS",
+					    "ENGCRS", "ENGINEERINGCRS", NULL };
+	static const char *const wrap[] = { "COMPD_CS", "COMPOUNDCRS", "BOUNDCRS",
+					    "SOURCECRS", NULL };
+	static const char *const inner[] = { "GEOGCS", "GEOGCRS", "GEOGRAPHICCRS", "GEOCCS",
+					     "GEODCRS", "GEODETICCRS", "PROJCS", "PROJCRS",
+					     "PROJECTEDCRS", "LOCAL_CS", "ENGCRS",
+					     "ENGINEERINGCRS", "SOURCECRS", NULL };
+	struct wkt_node c;
+
+	if (kw_is(n, geog))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: the CRS is geographic (%.*s, in degrees), but westd reads x, y and the cell size as metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
+				 where, (int)n->kwlen, n->kw);
+	if (kw_is(n, geod))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: the CRS is geodetic (%.*s), not a map projection in metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
+				 where, (int)n->kwlen, n->kw);
+	if (kw_is(n, grid))
+		return refuse_unit(n, where, err, errlen);
+	if (kw_is(n, wrap) && depth < WKT_DEPTH_MAX && child(n, inner, &c))
+		return check_node(&c, depth + 1, where, err, errlen);
+	west_log(WEST_LOG_WARNING, "%s: CRS '%.*s' not understood; its x, y and cell size are taken as metres",
+		 where, (int)n->kwlen, n->kw);
+	return WEST_OK;
+}
+
+/* The value of "KEY value" on a line of an ArcInfo .prj; 0 when absent. */
+static int arcinfo_value(const char *text, const char *key, char *val, size_t size)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		p = skip_ws(p, p + strlen(p));
+		if (strncasecmp(p, key, klen) == 0 && isspace((unsigned char)p[klen])) {
+			p += klen;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			size_t n = strcspn(p, " \t\r\n");
+			snprintf(val, size, "%.*s", (int)n, p);
+			return n > 0;
+		}
+	}
+	return 0;
+}
+
+static enum west_status check_arcinfo(const char *text, const char *where,
+				      char *err, size_t errlen)
+{
+	char proj[64], units[64];
+
+	if (!arcinfo_value(text, "Projection", proj, sizeof proj)) {
+		west_log(WEST_LOG_WARNING, "%s: not a WKT CRS; its x, y and cell size are taken as metres",
+			 where);
+		return WEST_OK;
+	}
+	if (strcasecmp(proj, "GEOGRAPHIC") == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: the CRS is geographic (Projection GEOGRAPHIC, in degrees), but westd reads x, y and the cell size as metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
+				 where);
+	if (arcinfo_value(text, "Units", units, sizeof units) &&
+	    strcasecmp(units, "METERS") != 0 && strcasecmp(units, "METRES") != 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: the CRS is in Units %s, but westd reads x, y and the cell size as metres; reproject to metres (gdalwarp -t_srs EPSG:326NN for UTM)",
+				 where, units);
+	return WEST_OK;
+}
+
+enum west_status west_dem_check_crs(const char *text, const char *where,
+				    char *err, size_t errlen)
+{
+	const char *end = text + strlen(text);
+	struct wkt_node n;
+
+	if (node_at(text, end, &n))
+		return check_node(&n, 0, where, err, errlen);
+	return check_arcinfo(text, where, err, errlen);
+}
