@@ -10,6 +10,12 @@
  * standard_name altitude, positive up), with the grid base kept in
  * z:base_altitude.  time holds the field's valid time as a double.
  *
+ * Longitude and latitude: when the CRS is transverse Mercator (has_tm),
+ * the CF auxiliary coordinates lat(y, x) and lon(y, x) of the column
+ * centres (WGS 84, by proj.h's inverse), named in the coordinates
+ * attribute of every variable on (.., y, x), so that CF tools can place
+ * the grid and rotate x_wind and y_wind to true north.
+ *
  * CRS: written when the grid's CRS has a grid_mapping_name (CF requires
  * one): the scalar int variable crs with grid_mapping_name, the five
  * transverse_mercator parameters when has_tm (plus semi_major_axis and
@@ -73,6 +79,7 @@
 #include <netcdf_mem.h>
 
 #include "fileio.h"
+#include "proj.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "unknown"
@@ -175,7 +182,8 @@ struct snap_writer {
 	int ncid;                     /* -1 when closed */
 	int has_crs;
 	int dim_t, dim_z, dim_y, dim_x, dim_s;
-	int var_t, var_z, var_y, var_x, var_crs;
+	int var_t, var_z, var_y, var_x, var_crs, var_lat, var_lon;
+	int has_lonlat;               /* the CRS is transverse Mercator */
 	int var_wind[3], var_terrain, var_land, var_stab;
 	int var_sid, var_stime, var_sstab, var_sdouble[NSTATION_DOUBLES];
 	enum west_status st;          /* the first failure; later steps do nothing */
@@ -344,6 +352,39 @@ static void def_crs(struct snap_writer *w)
 	}
 }
 
+/* CF auxiliary coordinates lat(y, x) and lon(y, x) of the column centres,
+ * when the grid's CRS is transverse Mercator (proj.h can invert it). */
+static void def_lonlat(struct snap_writer *w)
+{
+	int dims[2] = { w->dim_y, w->dim_x };
+	static const char *const names[2][4] = {
+		{ "lat", "latitude", "latitude of the column centre (WGS 84)", "degrees_north" },
+		{ "lon", "longitude", "longitude of the column centre (WGS 84)", "degrees_east" },
+	};
+
+	if (!w->has_lonlat)
+		return;
+	for (int c = 0; c < 2; c++) {
+		int var = def_var(w, names[c][0], NC_DOUBLE, 2, dims, NULL);
+		*(c ? &w->var_lon : &w->var_lat) = var;
+		put_text(w, var, "standard_name", names[c][1]);
+		put_text(w, var, "long_name", names[c][2]);
+		put_text(w, var, "units", names[c][3]);
+	}
+}
+
+/* The coordinates attribute of a variable on (.., y, x): its own, with
+ * lat and lon where the file has them. */
+static void put_coordinates(struct snap_writer *w, int var, const char *own)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof buf, "%s%s%s", own, own[0] ? " " : "",
+		 w->has_lonlat ? "lat lon" : "");
+	if (buf[0])
+		put_text(w, var, "coordinates", buf);
+}
+
 static void def_winds(struct snap_writer *w)
 {
 	const struct west_grid *g = w->g;
@@ -359,7 +400,7 @@ static void def_winds(struct snap_writer *w)
 			att_check(w, var, "_FillValue",
 				  nc_put_att_float(w->ncid, var, "_FillValue", NC_FLOAT, 1, &fill));
 		grid_atts(w, var, wind_vars[c][0], wind_vars[c][1], "m s-1");
-		put_text(w, var, "coordinates", "time z y x");
+		put_coordinates(w, var, "time z y x");
 	}
 }
 
@@ -373,16 +414,19 @@ static void def_surface(struct snap_writer *w)
 
 	w->var_terrain = def_var(w, "surface_altitude", NC_FLOAT, 2, dims + 1, NULL);
 	grid_atts(w, w->var_terrain, "surface_altitude", "terrain altitude of the column", "m");
+	put_coordinates(w, w->var_terrain, "");
 	w->var_land = def_var(w, "land_mask", NC_BYTE, 3, dims, chunks);
 	grid_atts(w, w->var_land, NULL, g->cut ?
 		  "land (less than a tenth of the cell above its column's ground; cut cells)" :
 		  "land (cell centre below the terrain)", NULL);
 	put_bytes(w, w->var_land, "flag_values", land_values, 2);
 	put_text(w, w->var_land, "flag_meanings", "air land");
+	put_coordinates(w, w->var_land, "");
 	w->var_stab = def_var(w, "stability_class", NC_BYTE, 2, dims + 1, NULL);
 	grid_atts(w, w->var_stab, NULL, "Pasquill-Gifford stability class", NULL);
 	put_bytes(w, w->var_stab, "flag_values", stab_values, WEST_NSTAB);
 	put_text(w, w->var_stab, "flag_meanings", stab_meanings);
+	put_coordinates(w, w->var_stab, "");
 }
 
 static void def_stations(struct snap_writer *w)
@@ -496,6 +540,34 @@ static void put_coords(struct snap_writer *w)
 	free(z);
 }
 
+/* lat and lon of every column centre, by the inverse transverse Mercator. */
+static void put_lonlat(struct snap_writer *w)
+{
+	const struct west_grid *g = w->g;
+	size_t n = g->nx * g->ny;
+	double *lat = w->has_lonlat ? scratch(w, 2 * n, sizeof *lat, "lat") : NULL;
+	char err[WEST_ERRLEN];
+
+	if (!lat)
+		return;
+	double *lon = lat + n;
+	for (size_t j = 0; j < g->ny && w->st == WEST_OK; j++)
+		for (size_t i = 0; i < g->nx && w->st == WEST_OK; i++) {
+			double x = g->x0 + ((double)i + 0.5) * g->dx;
+			double y = g->y0 + ((double)j + 0.5) * g->dy;
+			if (west_tm_inverse(&g->crs, x, y, &lon[j * g->nx + i], &lat[j * g->nx + i],
+					    err, sizeof err))
+				w->st = west_fail(w->err, w->errlen, WEST_ERR_INVALID,
+						  "%s: lat, lon of column (%zu, %zu): %s", w->path,
+						  i, j, err);
+		}
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_double(w->ncid, w->var_lat, lat), "nc_put_var", "lat");
+	if (w->st == WEST_OK)
+		nc_check(w, nc_put_var_double(w->ncid, w->var_lon, lon), "nc_put_var", "lon");
+	free(lat);
+}
+
 /* Component `comp` (0 u, 1 v, 2 w) at every cell centre, fill in land. */
 static void centres(const struct snap_writer *w, int comp, float *out)
 {
@@ -600,6 +672,7 @@ static void build_image(struct snap_writer *w)
 	def_dims(w);
 	def_coords(w);
 	def_crs(w);
+	def_lonlat(w);
 	def_winds(w);
 	def_surface(w);
 	def_stations(w);
@@ -608,6 +681,7 @@ static void build_image(struct snap_writer *w)
 	if (w->st == WEST_OK)
 		nc_check(w, nc_enddef(w->ncid), "nc_enddef", w->path);
 	put_coords(w);
+	put_lonlat(w);
 	put_winds(w);
 	put_surface(w);
 	put_stations(w);
@@ -682,6 +756,7 @@ enum west_status west_snapshot_write(const char *path, const struct west_grid *g
 		.path = path, .g = g, .f = f, .obs = obs ? obs : &none,
 		.ncid = -1, .var_crs = -1, .err = err, .errlen = errlen,
 		.has_crs = g->crs.grid_mapping_name[0] != '\0',
+		.has_lonlat = g->crs.has_tm,
 	};
 
 	w.st = check_args(g, f, w.obs, path, err, errlen);

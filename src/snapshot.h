@@ -20,8 +20,14 @@
  *                           variables then say grid_mapping = "crs".  A
  *                           WKT without a CF mapping name goes to the global
  *                           attribute west_crs_wkt instead.
+ *   lat(y, x), lon(y, x)    double, degrees_north and degrees_east (WGS 84)
+ *                           of the column centres, CF auxiliary
+ *                           coordinates named by every (.., y, x)
+ *                           variable's coordinates attribute; written when
+ *                           the CRS is transverse Mercator
  *   x_wind, y_wind, upward_air_velocity (time, z, y, x) float, m s-1, at cell
- *                           centres (means of opposite faces), _FillValue =
+ *                           centres (means of the winds on opposite open
+ *                           faces, field.h), _FillValue =
  *                           NC_FILL_FLOAT (9.96921e36f) in land cells
  *   surface_altitude(y, x)  float, m
  *   land_mask(z, y, x)      byte, 1 = land (flag_values 0, 1: "air land")

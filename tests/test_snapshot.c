@@ -23,6 +23,8 @@
 
 #include <netcdf.h>
 
+#include "proj.h"
+
 #include "snapshot.h"
 
 #define NZ 8
@@ -286,7 +288,7 @@ Test(snapshot, cf_and_storage_attributes)
 {
 	static const char *const deflated[] = {
 		"time", "z", "y", "x", "x_wind", "y_wind", "upward_air_velocity",
-		"surface_altitude", "land_mask", "stability_class", "station_x",
+		"surface_altitude", "land_mask", "stability_class", "lat", "lon", "station_x",
 		"station_y", "station_height", "station_wind_speed",
 		"station_wind_from_direction", "station_time", "station_stability",
 	};
@@ -320,6 +322,12 @@ Test(snapshot, cf_and_storage_attributes)
 	expect(h, "land_mask:flag_meanings = \"air land\" ;");
 	expect(h, "stability_class:flag_meanings = \"A B C D E F\" ;");
 	expect(h, "station_wind_from_direction:standard_name = \"wind_from_direction\" ;");
+	expect(h, "double lat(y, x) ;");
+	expect(h, "lat:standard_name = \"latitude\" ;");
+	expect(h, "lon:units = \"degrees_east\" ;");
+	expect(h, "x_wind:coordinates = \"time z y x lat lon\" ;");
+	expect(h, "surface_altitude:coordinates = \"lat lon\" ;");
+	expect(h, "land_mask:coordinates = \"lat lon\" ;");
 	expect(h, ":_Format = \"netCDF-4\" ;");
 	expect(h, "x_wind:_ChunkSizes = 1, 8, 16, 16 ;");
 	expect(h, "upward_air_velocity:_ChunkSizes = 1, 8, 16, 16 ;");
@@ -331,6 +339,44 @@ Test(snapshot, cf_and_storage_attributes)
 		expect(h, line);
 	}
 	free(h);
+}
+
+/*
+ * lat and lon of the column centres (hill.nc: UTM zone 33N, 50 m columns
+ * from (500000, 4650000)): row-major (y, x), each the inverse transverse
+ * Mercator of its centre (proj.c, held to pyproj within 1 mm by
+ * test_obs); column (0, 0) lies just east of 15 E, the central meridian,
+ * at about 42.0 N.  Exact against proj.c, 1e-4 degrees by hand.
+ */
+Test(snapshot, lat_lon_auxiliary_coordinates)
+{
+	int ncid, vlat, vlon;
+
+	make_field("hill.nc", 1);
+	cr_assert(g.crs.has_tm);
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
+	cr_assert_eq(nc_inq_varid(ncid, "lat", &vlat), NC_NOERR);
+	cr_assert_eq(nc_inq_varid(ncid, "lon", &vlon), NC_NOERR);
+	size_t n = g.nx * g.ny;
+	double *lat = malloc(2 * n * sizeof *lat), *lon = lat + n;
+	cr_assert_not_null(lat);
+	cr_assert_eq(nc_get_var_double(ncid, vlat, lat), NC_NOERR);
+	cr_assert_eq(nc_get_var_double(ncid, vlon, lon), NC_NOERR);
+	nc_close(ncid);
+	for (size_t j = 0; j < g.ny; j += 7)
+		for (size_t i = 0; i < g.nx; i += 5) {
+			double wlon, wlat;
+			cr_assert_eq(west_tm_inverse(&g.crs, g.x0 + (i + 0.5) * g.dx,
+						     g.y0 + (j + 0.5) * g.dy, &wlon, &wlat,
+						     err, sizeof err), WEST_OK, "%s", err);
+			cr_assert_eq(lat[j * g.nx + i], wlat, "lat (%zu, %zu)", i, j);
+			cr_assert_eq(lon[j * g.nx + i], wlon, "lon (%zu, %zu)", i, j);
+		}
+	cr_expect(lon[0] > 15.0 && lon[0] < 15.001, "lon %g", lon[0]);
+	cr_expect(lat[0] > 41.99 && lat[0] < 42.01, "lat %g", lat[0]);
+	cr_expect_gt(lat[(g.ny - 1) * g.nx], lat[0], "north is up");
+	free(lat);
 }
 
 /* No CRS (hill.asc has no .prj) and no stations: no crs, no station dim. */
@@ -350,6 +396,7 @@ Test(snapshot, without_crs_or_stations)
 	h = ncdump("-h");
 	cr_expect_null(strstr(h, "grid_mapping"), "no CRS, yet:\n%s", h);
 	cr_expect_null(strstr(h, "station"), "no stations, yet:\n%s", h);
+	cr_expect_null(strstr(h, "lat lon"), "no lat, lon without a CRS, yet:\n%s", h);
 	free(h);
 }
 
