@@ -61,7 +61,6 @@ struct west_kgrid {
 struct west_kstation {
 	float x, y;        /* m east / north of the grid's lower-left corner */
 	float height;      /* measurement height above the station's ground (m) */
-	float ground;      /* station's ground height above the grid base (m) */
 	float speed;       /* m/s */
 	float direction;   /* degrees from, clockwise from north */
 	float mix;         /* height above ground (m) up to which the power law

@@ -142,7 +142,6 @@ void west_model_stations(const struct west_grid *g, const struct west_obs_set *o
 		double x = o->x - g->x0, y = o->y - g->y0;
 		st[s] = (struct west_kstation){
 			.x = (float)x, .y = (float)y, .height = (float)o->height,
-			.ground = (float)(west_grid_ground_at(g, x, y) - g->base),
 			.speed = (float)o->speed, .direction = (float)o->direction,
 			.mix = (float)west_mixing_height(o, use),
 		};

@@ -102,8 +102,7 @@ void west_kgrid_init(struct west_kgrid *kg, const struct west_grid *g,
 		     const struct west_levels *l);
 
 /*
- * Stations in kernel form: st[s] (position from the grid corner, ground
- * height above the base by bilinear terrain, clamped to the grid, and the
+ * Stations in kernel form: st[s] (position from the grid corner and the
  * mixing height of west_mixing_height) and stab[s] (class as a float), for
  * s < obs->n.
  */
