@@ -1,6 +1,6 @@
 /*
  * divmin.c: CPU reference of WEST step 8, divergence minimization, one
- * colour pass of the velocity-form red-black SOR (kernels.h, DESIGN.md
+ * colour pass of the velocity-form red-black SOR (kernels.h, docs/design.md
  * section 3), and the divergence norms of its convergence check (with the
  * potential solvers' right-hand side in the same pass, west_pot_rhs_cpu).
  *
@@ -13,8 +13,9 @@
  *   U_w += p TX_w rdx, U_e -= p TX_e rdx, V_s += p TY_s rdy,
  *   V_n -= p TY_n rdy, W_b += eta p TZ_b rdzf_b, W_t -= eta p TZ_t rdzf_t
  * after which the cell's divergence is (1 - omega) D.  With uniform levels
- * rdzf = rdz = 1/dz and this is DESIGN.md's formula; with stretched levels
- * it is still exactly point SOR on div(T grad phi) = -div(u0).
+ * rdzf = rdz = 1/dz and this is the formula of docs/design.md section 3;
+ * with stretched levels it is still exactly point SOR on
+ * div(T grad phi) = -div(u0).
  *
  * Cells of one colour share no face, so a colour pass is free of races in
  * any order: rows run in parallel, and masked and compact orderings apply

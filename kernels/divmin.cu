@@ -9,7 +9,7 @@
  *
  * masked (the source paper's first GPU version): a thread per cell over
  * nx x ny x nz; threads of the other colour return at once, so half the
- * threads idle.  compact (the paper's fix, DESIGN.md section 3): a thread
+ * threads idle.  compact (the paper's fix, docs/design.md section 3): a thread
  * per cell of the colour: thread (t, j, k) of nt = ceil(nx / 2) x ny x nz
  * takes i = 2t + ((j + k + colour) & 1), guarded by i < nx.
  *

@@ -17,7 +17,7 @@
  * same order (IEEE-754 binary32, division correctly rounded); the only
  * differences left are the libraries' powf, sinf, cosf (a few ulp).
  *
- * The WEST steps (DESIGN.md section 3, docs/model.md) share two views:
+ * The WEST steps (docs/design.md section 3, docs/model.md) share two views:
  * struct west_kgrid, what a kernel needs of the grid (grid.h layouts; its
  * pointers are host memory for _cpu and device memory for _cuda), and
  * struct west_kstation, one observation reduced to what the kernels use
@@ -68,7 +68,7 @@ struct west_kstation {
 			      (docs/model.md, step 2); >= height */
 };
 
-/* Red-black ordering of the sweep (DESIGN.md section 3). */
+/* Red-black ordering of the sweep (docs/design.md section 3). */
 enum west_kindexing { WEST_KINDEX_MASKED, WEST_KINDEX_COMPACT };
 
 /*
@@ -175,7 +175,7 @@ enum west_status west_divremoval_cpu(const struct west_kgrid *g,
 				     const float *u, const float *v, float *w);
 
 /*
- * 8, potential form (DESIGN.md section 3, docs/model.md): the correction
+ * 8, potential form (docs/design.md section 3, docs/model.md): the correction
  * e of the velocity potential solves A e = b on the cells, where
  *   (A e)_c = sum_f G_f (e_c - e_nb(f))    over the six faces f of cell c,
  * G_f the face's conductance (m: open area over the distance between the

@@ -1,5 +1,5 @@
 /*
- * edr.h: the OGC API - EDR subset of westd (DESIGN.md section 5) without
+ * edr.h: the OGC API - EDR subset of westd (docs/design.md section 6) without
  * the HTTP: parsing the query parameters, and building the JSON documents
  * (jansson) that the routes answer with.  Standards followed: OGC API -
  * EDR 1.0.1 (19-086r5) for the landing page, conformance, collections and

@@ -1,6 +1,6 @@
 /*
  * metrics.h: westd's counters and histograms, rendered for GET /metrics in
- * the Prometheus text exposition format 0.0.4 (DESIGN.md section 5).
+ * the Prometheus text exposition format 0.0.4 (docs/design.md section 6).
  *
  * Writers: the HTTP threads (one call per answered request), the compute
  * worker (solves, superseded sets), the snapshot writer and the ingest

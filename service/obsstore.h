@@ -1,7 +1,7 @@
 /*
  * obsstore.h: the accepted observation sets, kept on disk so that a
- * restarted westd resumes from the newest (DESIGN.md; the daemon's
- * state_dir/observations).
+ * restarted westd resumes from the newest (docs/design.md section 2; the
+ * daemon's state_dir/observations).
  *
  * The daemon saves every set it accepts with west_obsstore_save before it
  * answers 202: when save returns WEST_OK the file and its directory entry

@@ -1,6 +1,6 @@
 /*
- * publish.h: the published wind fields (DESIGN.md section 2), shared by the
- * daemon's compute worker (worker.h) and its readers.
+ * publish.h: the published wind fields (docs/design.md section 2), shared by
+ * the daemon's compute worker (worker.h) and its readers.
  *
  * The compute worker builds a field, then publishes it: from then on it is
  * immutable, carries a version (1, 2, ... in publication order, never

@@ -1,5 +1,5 @@
 /*
- * snapwriter.h: westd's snapshot writer (DESIGN.md section 6): one thread
+ * snapwriter.h: westd's snapshot writer (docs/design.md section 7): one thread
  * that writes the current published field (publish.h) as a CF NetCDF
  * snapshot (snapshot.h) into the snapshot directory, keeps the newest
  * `keep` of them, and the names and listing the HTTP routes

@@ -1,7 +1,7 @@
 /*
- * worker.h: the compute worker (DESIGN.md section 2): one thread that owns
- * the backend (so the GPU context lives on it), solves observation sets on
- * the resident grid and publishes each field in a store (publish.h).
+ * worker.h: the compute worker (docs/design.md section 2): one thread that
+ * owns the backend (so the GPU context lives on it), solves observation sets
+ * on the resident grid and publishes each field in a store (publish.h).
  *
  * Coalescing: west_worker_submit never waits for a solve.  A set submitted
  * while a solve runs becomes the pending set; a newer submit replaces it

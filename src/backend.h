@@ -1,5 +1,5 @@
 /*
- * backend.h: where the model computes (DESIGN.md section 4).
+ * backend.h: where the model computes (docs/design.md section 4).
  *
  * A backend is a constant table of function pointers.  The CPU backend is
  * always built and is the reference; the CUDA backend is built with

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-/* The WEST steps in model order (DESIGN.md section 3). */
+/* The WEST steps in model order (docs/design.md section 3). */
 enum west_step {
 	WEST_STEP_STABILITY,      /* stability interpolation */
 	WEST_STEP_EXTRAPOLATION,  /* vertical extrapolation */
@@ -42,7 +42,8 @@ const char *west_step_name(int step);
 /* "stability", "extrapolation", ... (one word, for JSON and attributes). */
 const char *west_step_key(int step);
 
-/* The two convergence measures of DESIGN.md section 3, and max|D| itself. */
+/* The two convergence measures of docs/design.md section 3, and max|D|
+ * itself. */
 struct west_convergence {
 	double max_div;   /* max |D| over fluid cells (1/s) */
 	double rel_max;   /* max |D| * h / U_ref */

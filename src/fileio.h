@@ -1,6 +1,7 @@
 /*
  * fileio.h: replacing a file atomically and durably, for the NetCDF
- * snapshots and the persisted observation sets (DESIGN.md section 6).
+ * snapshots and the persisted observation sets (docs/design.md sections 2
+ * and 7).
  *
  * west_file_replace writes the bytes to a temp file in the same directory
  * (".NAME.tmp.XXXXXX", mode 0600 until complete), fsyncs it, sets `mode`,

@@ -1,5 +1,5 @@
 /*
- * grid.h: the 3D model grid built from a DEM (DESIGN.md section 3).
+ * grid.h: the 3D model grid built from a DEM (docs/design.md section 3).
  *
  * nx * ny * nz cells of dx * dy (m) horizontally; level k spans heights
  * zf[k] .. zf[k+1] (m) above the grid base altitude `base`, zf[0] = 0, and

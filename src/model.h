@@ -1,5 +1,5 @@
 /*
- * model.h: the WEST model driver (DESIGN.md section 3, docs/model.md).
+ * model.h: the WEST model driver (docs/design.md section 3, docs/model.md).
  *
  * A solve runs the nine steps in model order on one backend's memory: the
  * driver (west_model_solve) is written once over a table of kernels with

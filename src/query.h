@@ -1,6 +1,7 @@
 /*
  * query.h: answers to the API's point, profile and slice queries on a solved
- * wind field (DESIGN.md section 5), as plain C: no HTTP, no JSON.
+ * wind field (docs/design.md sections 3 and 6), as plain C: no HTTP, no
+ * JSON.
  *
  * Coordinates: x, y in the grid's projected CRS (m); the domain is
  * x0 .. x0 + nx * dx by y0 .. y0 + ny * dy, its outer edges included.

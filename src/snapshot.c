@@ -1,6 +1,6 @@
 /*
  * snapshot.c: CF-1.10 NetCDF-4 snapshots of a solved field (snapshot.h
- * gives the file layout; DESIGN.md section 6), and the reader.
+ * gives the file layout; docs/design.md section 7), and the reader.
  *
  * Values: x_wind, y_wind and upward_air_velocity are cell-centre means of
  * the two opposite faces (west_field_centre), float, m s-1, written as

@@ -1,6 +1,6 @@
 /*
- * snapshot.h: CF-1.10 NetCDF-4 snapshots of a solved field (DESIGN.md
- * section 6), and the reader that `west info` and the tests use.
+ * snapshot.h: CF-1.10 NetCDF-4 snapshots of a solved field (docs/design.md
+ * section 7), and the reader that `west info` and the tests use.
  *
  * File layout (dimensions time = 1, z = nz, y = ny, x = nx, station = n):
  *   time(time)              double, seconds since 1970-01-01T00:00:00Z (the

@@ -1,6 +1,6 @@
 /*
  * test_cuda.c: the CUDA kernels and the CUDA backend against the CPU
- * reference (DESIGN.md section 4), with the bounds derived here.
+ * reference (docs/design.md section 4), with the bounds derived here.
  *
  * Kernels (cuda_steps, cuda_sweep): every west_<op>_cuda launcher against
  * its west_<op>_cpu reference, element by element, on a Gaussian hill with
@@ -28,9 +28,10 @@
  *    fixture's default faces, and equal to the grid's own mask and
  *    transparencies as well; the cut faces' fractions are the same float
  *    arithmetic); speed zero multiplies each face by its transparency.
- *  - extrapolate, initialize, interpolate: rtol 1e-5 (fp32, DESIGN.md),
- *    atol 1e-6 m/s, one ulp of an 8 m/s speed: a component near 0 (wind
- *    from 180 or 270 degrees) has no relative accuracy to speak of.
+ *  - extrapolate, initialize, interpolate: rtol 1e-5 (fp32, docs/design.md
+ *    section 4), atol 1e-6 m/s, one ulp of an 8 m/s speed: a component
+ *    near 0 (wind from 180 or 270 degrees) has no relative accuracy to
+ *    speak of.
  *    The initialized w must be exactly 0.
  *  - divergence norms: max |D| exactly (both compute each D in float in
  *    the same order, |D| is exact); the sum of D^2 within 2 n 2^-53 of it
@@ -96,7 +97,7 @@
 
 #ifdef WEST_HAVE_CUDA
 
-#define RTOL 1e-5        /* fp32 pointwise steps (DESIGN.md section 4) */
+#define RTOL 1e-5        /* fp32 pointwise steps (docs/design.md section 4) */
 #define ATOL_V 1e-6      /* m/s: one ulp of 8 m/s */
 #define NSWEEP 25        /* red-black iterations of the sweep tests */
 #define NITER 200        /* iterations of the backend runs */

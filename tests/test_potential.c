@@ -29,7 +29,7 @@
  *    ~16 roundings; the bound scales with the terms, not the result,
  *    because the residual b - A e cancels); prolongation and the coarse
  *    solve bit for bit (one float addition; a fixed sequence of passes).
- *  - solvers: sor-potential is the velocity-form iteration (DESIGN.md
+ *  - solvers: sor-potential is the velocity-form iteration (docs/design.md
  *    section 3), multigrid, sor-potential and sor reach the same field
  *    within an energy bound, every bundled terrain converges, and a
  *    divergence-free start needs no cycle.  Each bound is derived where it
@@ -1178,7 +1178,7 @@ static void three_stations(struct west_obs_set *obs, const struct west_grid *g)
 }
 
 /*
- * sor-potential is the velocity-form iteration (DESIGN.md section 3): N
+ * sor-potential is the velocity-form iteration (docs/design.md section 3): N
  * red-black iterations of each, the same omega and check interval m,
  * tolerance 0 (all N done), give the same u and v.  In exact arithmetic
  * the fields are equal; they differ by rounding.  The velocity form
@@ -1254,7 +1254,7 @@ static double rms_uv(const struct west_grid *g, const struct west_field *a,
 }
 
 /*
- * Every solver reaches the same field (DESIGN.md section 3).  Each result
+ * Every solver reaches the same field (docs/design.md section 3).  Each result
  * is u0 + T grad phi (the same u0: steps 1-6 do not depend on the solver),
  * so two results differ by T grad psi with div(T grad psi) = d = D_a - D_b,
  * their divergences at the end of step 8; psi = 0 beyond the open

@@ -780,8 +780,8 @@ static void expect_blocked_faces_zero(const struct west_kgrid *g, const float *u
 }
 
 /*
- * One colour pass on g from (u, v, w), checked against DESIGN.md's update
- * worked out in double from the field before:
+ * One colour pass on g from (u, v, w), checked against the update of
+ * docs/design.md section 3, worked out in double from the field before:
  *  - every fluid cell of the colour ends with divergence (1 - omega) D
  *    (D before, recomputed in double): |D_after - (1 - omega) D| <=
  *    1e-4 |D| + 1e-6 scale, scale = the cell's sum of |face terms| (the
