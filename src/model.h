@@ -6,7 +6,8 @@
  * the kernels.h prototypes, the CPU references or the CUDA launchers, and a
  * struct west_work of arrays in that backend's memory.  Steps 4 (land) and
  * 7 (transparencies) depend on the terrain only: they run when the grid is
- * built (grid.c) and the report carries their time from then.
+ * built (grid.c), again on the device when the CUDA backend uploads it,
+ * and the report carries the backend's time for them.
  *
  * Divergence minimization (docs/model.md, "Solvers") runs the chosen
  * solver until the convergence test passes or its iteration limit is hit:

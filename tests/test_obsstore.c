@@ -1,5 +1,5 @@
 /*
- * test_obsstore.c: the observation store (src/obsstore.h) and
+ * test_obsstore.c: the observation store (service/obsstore.h) and
  * west_obs_to_json.
  *
  * Round trip: parse(to_json(set)) must give back every field of every

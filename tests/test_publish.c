@@ -1,5 +1,5 @@
 /*
- * test_publish.c: the store of published fields (src/publish.c): versions
+ * test_publish.c: the store of published fields (service/publish.c): versions
  * in publication order, pinning a kept version, a held field outliving its
  * removal from the store, and readers in threads that never see a field
  * mixed from two solves while the writer publishes (the asan build turns
