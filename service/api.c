@@ -176,14 +176,18 @@ static json_t *time_json(long long t)
 	return json_string(buf);
 }
 
-/* Version, valid time, age and observation id of p, into o. */
+/* Version, valid time, age (since the valid time: westd_field_age), publish
+ * time and the seconds since it, and observation id of p, into o. */
 static void field_head(json_t *o, const struct west_published *p)
 {
+	long long now = westd_now();
+
 	json_object_set_new(o, "version", json_integer((json_int_t)p->version));
 	json_object_set_new(o, "valid_time", time_json(p->field.valid_time));
 	json_object_set_new(o, "published_at", time_json(p->published_at));
-	json_object_set_new(o, "age_seconds",
-			    json_integer((json_int_t)(westd_now() - p->published_at)));
+	json_object_set_new(o, "age_seconds", json_integer((json_int_t)westd_field_age(p, now)));
+	json_object_set_new(o, "published_seconds_ago",
+			    json_integer((json_int_t)(now - p->published_at)));
 	json_object_set_new(o, "observation_set", json_integer((json_int_t)p->obs_id));
 	json_object_set_new(o, "stations", json_integer((json_int_t)p->obs.n));
 }
@@ -698,18 +702,25 @@ static void get_metrics(struct west_req *r)
 	struct west_worker_stats ws;
 	struct west_published *p = west_store_acquire(&d->store);
 	struct west_metrics_gauges g = { 0 };
+	struct west_metrics_process proc;
 	char why[WEST_ERRLEN];
 	size_t len;
 	char *text;
 
 	west_worker_stats(&d->worker, &ws);
-	g.field_age_seconds = p ? (double)(westd_now() - p->published_at) : NAN;
+	g.field_age_seconds = p ? (double)westd_field_age(p, westd_now()) : NAN;
+	g.field_valid_time_seconds = p ? (double)p->field.valid_time : NAN;
+	g.field_published_time_seconds = p ? (double)p->published_at : NAN;
 	g.field_version = p ? p->version : 0;
 	g.solver = p ? p->field.report.solver : "";
 	g.queue_depth = ws.pending_id != 0;
 	g.ready = westd_ready(d, why, sizeof why);
 	g.backend = d->be->name, g.device = d->device, g.version = PACKAGE_VERSION;
-	g.start_time_seconds = (double)d->started_at;
+	west_metrics_process_read(&proc);
+	g.process = &proc;
+	/* the kernel's start time (to the clock tick) where /proc has it */
+	g.start_time_seconds = isfinite(proc.start_time_seconds) ? proc.start_time_seconds :
+			       (double)d->started_at;
 	text = west_metrics_render(&d->metrics, &g, &len);
 	west_published_release(p);
 	if (!text)

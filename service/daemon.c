@@ -22,6 +22,11 @@ long long westd_now(void)
 	return (long long)time(NULL);
 }
 
+long long westd_field_age(const struct west_published *p, long long now)
+{
+	return now - p->field.valid_time;
+}
+
 double westd_mono(void)
 {
 	struct timespec t;
@@ -705,10 +710,12 @@ int westd_ready(struct westd *d, char *why, size_t whylen)
 			 "in the spool directory");
 		return 0;
 	}
-	double age = (double)(westd_now() - p->published_at);
+	double age = (double)westd_field_age(p, westd_now());
 	if (live.max_field_age > 0 && age > live.max_field_age) {
-		snprintf(why, whylen, "field v%llu is %.0f s old, more than max_field_age = %g s",
-			 p->version, age, live.max_field_age);
+		char vt[32];
+		west_obs_time_format(p->field.valid_time, vt, sizeof vt);
+		snprintf(why, whylen, "field v%llu is %.0f s old (valid time %s), more than "
+			 "max_field_age = %g s", p->version, age, vt, live.max_field_age);
 		ok = 0;
 	}
 	west_published_release(p);

@@ -139,9 +139,17 @@ void westd_live(struct westd *d, struct westd_live *out);
 size_t westd_records(struct westd *d, struct westd_record *out, size_t max);
 const char *westd_fate_name(enum westd_fate f);
 
-/* Ready: a field exists and, when max_field_age > 0, is no older.  why
- * says what is missing when not. */
+/* Ready: a field exists and, when max_field_age > 0, its age
+ * (westd_field_age) is no more.  why says what is missing when not. */
 int westd_ready(struct westd *d, char *why, size_t whylen);
+
+/* The age of field p at now (s since the epoch): now minus its valid
+ * time, the newest station time of the observations it was solved from
+ * (negative while that is ahead of this host's clock).  The one meaning
+ * of "age" in westd: the API's age_seconds, /readyz (max_field_age), the
+ * metrics and the map page all use it; the publish time is reported
+ * beside it, never as the age. */
+long long westd_field_age(const struct west_published *p, long long now);
 
 /* s since the epoch, and CLOCK_MONOTONIC s. */
 long long westd_now(void);

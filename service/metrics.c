@@ -22,15 +22,27 @@
  * Text: one growing malloc'd buffer; the first failed allocation marks it
  * and the render returns NULL.  Sample values: counters as integers, sums
  * and bucket bounds as exact decimal seconds from the nanosecond
- * integers, gauges as %.17g (round trip) or NaN/+Inf/-Inf.
+ * integers, gauges as the shortest of %.15g, %.16g, %.17g that reads back
+ * as the same double (0.42, not 0.41999999999999998), or NaN/+Inf/-Inf.
+ *
+ * Process metrics: the names, types and help texts of Prometheus' own
+ * client libraries (client_golang's process collector), so that
+ * dashboards made for any exporter work.  CPU time and start time are in
+ * clock ticks in /proc (sysconf(_SC_CLK_TCK)); the start time counts from
+ * the boot, btime of /proc/stat.  The memory sizes are vsize (bytes) and
+ * rss (pages) of /proc/self/stat.  The open descriptors are the entries
+ * of /proc/self/fd less the one its own listing holds open.
  */
 #include "metrics.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "metrics need lock-free 64-bit atomics");
 
@@ -200,6 +212,95 @@ void west_metrics_snapshot(struct west_metrics *m, int ok, double seconds)
 		observe(&m->snapshot_seconds, &snapshot_def, seconds);
 }
 
+/* ============================================================ process */
+
+/* utime, stime, starttime (ticks), vsize (bytes), rss (pages) of
+ * /proc/self/stat: fields 14, 15, 22, 23, 24 (1-based, proc(5)), counted
+ * after the ")" that ends the command name (which may hold spaces). */
+static int read_self_stat(double *utime, double *stime, double *start,
+			  double *vsize, double *rss)
+{
+	char line[1024], *p;
+	unsigned long long f[24];
+	FILE *fp = fopen("/proc/self/stat", "r");
+	int n = 0;
+
+	if (!fp)
+		return 0;
+	p = fgets(line, sizeof line, fp);
+	fclose(fp);
+	if (!p || !(p = strrchr(line, ')')))
+		return 0;
+	p += 2;                                   /* ") " then field 3, the state */
+	if (!*p)
+		return 0;
+	p++;                                      /* skip the state letter */
+	for (n = 4; n <= 24; n++) {
+		char *end;
+		f[n - 1] = strtoull(p, &end, 10);    /* priority, nice may be negative: unused */
+		if (end == p)
+			return 0;
+		p = end;
+	}
+	*utime = (double)f[13], *stime = (double)f[14], *start = (double)f[21];
+	*vsize = (double)f[22], *rss = (double)f[23];
+	return 1;
+}
+
+/* btime of /proc/stat: the boot time, s since the epoch; NaN unknown. */
+static double boot_time(void)
+{
+	char line[256];
+	double t = NAN;
+	FILE *fp = fopen("/proc/stat", "r");
+
+	if (!fp)
+		return NAN;
+	while (fgets(line, sizeof line, fp))
+		if (!strncmp(line, "btime ", 6)) {
+			t = strtod(line + 6, NULL);
+			break;
+		}
+	fclose(fp);
+	return t;
+}
+
+/* Entries of /proc/self/fd, less the listing's own; NaN unknown. */
+static double open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *e;
+	double n = 0;
+
+	if (!dir)
+		return NAN;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(dir))
+			n++;
+	closedir(dir);
+	return n;
+}
+
+void west_metrics_process_read(struct west_metrics_process *out)
+{
+	double ut, st, start, vsize, rss, tick = (double)sysconf(_SC_CLK_TCK);
+	double page = (double)sysconf(_SC_PAGESIZE);
+	struct rlimit rl;
+
+	out->cpu_seconds = out->resident_bytes = out->virtual_bytes = NAN;
+	out->start_time_seconds = NAN;
+	if (tick > 0 && page > 0 && read_self_stat(&ut, &st, &start, &vsize, &rss)) {
+		out->cpu_seconds = (ut + st) / tick;
+		out->resident_bytes = rss * page;
+		out->virtual_bytes = vsize;
+		out->start_time_seconds = boot_time() + start / tick;   /* NaN without btime */
+	}
+	out->open_fds = open_fds();
+	out->max_fds = NAN;
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		out->max_fds = rl.rlim_cur == RLIM_INFINITY ? INFINITY : (double)rl.rlim_cur;
+}
+
 /* ============================================================ text buffer */
 
 struct buf {
@@ -309,7 +410,11 @@ static const char *fmt_double(char out[32], double v)
 	else if (isinf(v))
 		snprintf(out, 32, v > 0 ? "+Inf" : "-Inf");
 	else
-		snprintf(out, 32, "%.17g", v);
+		for (int prec = 15; prec <= 17; prec++) {   /* the shortest that reads back */
+			snprintf(out, 32, "%.*g", prec, v);
+			if (strtod(out, NULL) == v)
+				break;
+		}
 	return out;
 }
 
@@ -474,6 +579,24 @@ static void gauge(struct buf *b, const char *name, const char *help, double valu
 		sample(b, name, NULL, 0, fmt_double(v, value));
 }
 
+/* process_* but the start time (render_gauges has it); help texts as
+ * client_golang writes them. */
+static void render_process(struct buf *b, const struct west_metrics_process *p)
+{
+	char v[32];
+
+	family(b, "process_cpu_seconds_total", "counter",
+	       "Total user and system CPU time spent in seconds.");
+	if (!isnan(p->cpu_seconds))
+		sample(b, "process_cpu_seconds_total", NULL, 0, fmt_double(v, p->cpu_seconds));
+	gauge(b, "process_open_fds", "Number of open file descriptors.", p->open_fds);
+	gauge(b, "process_max_fds", "Maximum number of open file descriptors.", p->max_fds);
+	gauge(b, "process_virtual_memory_bytes", "Virtual memory size in bytes.",
+	      p->virtual_bytes);
+	gauge(b, "process_resident_memory_bytes", "Resident memory size in bytes.",
+	      p->resident_bytes);
+}
+
 static void render_gauges(struct buf *b, const struct west_metrics_gauges *g)
 {
 	char v[32];
@@ -482,8 +605,15 @@ static void render_gauges(struct buf *b, const struct west_metrics_gauges *g)
 			      "solver", g->solver };
 
 	gauge(b, "westd_field_age_seconds",
-	      "Age of the current field in seconds, as /v1/field reports it.",
+	      "Seconds since the current field's valid time (its newest observation), "
+	      "as /v1/field's age_seconds and /readyz count it.",
 	      g->field_age_seconds);
+	gauge(b, "westd_field_valid_time_seconds",
+	      "Valid time of the current field (its newest observation) since unix epoch "
+	      "in seconds.", g->field_valid_time_seconds);
+	gauge(b, "westd_field_published_time_seconds",
+	      "Time the current field was published since unix epoch in seconds.",
+	      g->field_published_time_seconds);
 	family(b, "westd_field_version", "gauge", "Version of the current field (0: none yet).");
 	sample(b, "westd_field_version", NULL, 0, fmt_ull(v, g->field_version));
 	family(b, "westd_queue_depth", "gauge", "Observation sets waiting for a solve.");
@@ -498,6 +628,8 @@ static void render_gauges(struct buf *b, const struct west_metrics_gauges *g)
 	gauge(b, "process_start_time_seconds",
 	      "Start time of the process since unix epoch in seconds.",
 	      g->start_time_seconds);
+	if (g->process)
+		render_process(b, g->process);
 }
 
 char *west_metrics_render(const struct west_metrics *m,

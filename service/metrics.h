@@ -25,9 +25,21 @@
  *   westd_observation_sets_superseded_total         counter
  *   westd_snapshot_writes_total{result="ok|failed"} counter
  *   westd_snapshot_write_seconds                    histogram (ok writes)
- *   westd_field_age_seconds, westd_field_version, westd_queue_depth,
- *   westd_ready, westd_build_info{version}, westd_backend_info{backend,
- *   device,solver}, process_start_time_seconds      gauges (from the caller)
+ *   westd_field_age_seconds, westd_field_valid_time_seconds,
+ *   westd_field_published_time_seconds, westd_field_version,
+ *   westd_queue_depth, westd_ready, westd_build_info{version},
+ *   westd_backend_info{backend,device,solver}       gauges (from the caller)
+ *   process_cpu_seconds_total                       counter \  (from the caller,
+ *   process_resident_memory_bytes,                           | as Prometheus'
+ *   process_virtual_memory_bytes, process_open_fds,          | client libraries
+ *   process_max_fds, process_start_time_seconds     gauges  /  name them)
+ *
+ * The field's age is measured from its valid time (daemon.h
+ * westd_field_age), as everywhere in westd; its valid and publish times
+ * are Unix timestamps beside it, so that an alert can use either
+ * (time() - westd_field_valid_time_seconds is the age at query time).
+ * west_metrics_process_read fills the process_* values from /proc/self
+ * (Linux); elsewhere they are NaN and their samples are left out.
  */
 #ifndef WEST_METRICS_H
 #define WEST_METRICS_H
@@ -118,14 +130,40 @@ void west_metrics_superseded(struct west_metrics *m, unsigned long long n);
  * (as for solves: a failure's time says little about the next write). */
 void west_metrics_snapshot(struct west_metrics *m, int ok, double seconds);
 
+/* The process's own resources, as Prometheus' client libraries export
+ * them; NaN where unknown (then the sample is left out). */
+struct west_metrics_process {
+	double cpu_seconds;        /* user + system CPU time (s) */
+	double resident_bytes;     /* resident set size */
+	double virtual_bytes;      /* virtual memory size */
+	double open_fds;           /* file descriptors open now */
+	double max_fds;            /* RLIMIT_NOFILE soft limit (+Inf: none) */
+	double start_time_seconds; /* s since the epoch */
+};
+
+/*
+ * Read *out from /proc/self/stat (utime, stime, starttime, vsize, rss),
+ * /proc/stat (btime), /proc/self/fd and getrlimit(RLIMIT_NOFILE).  Any
+ * value that cannot be read (no /proc: not Linux, or a sandbox) is NaN;
+ * never fails otherwise.  Costs a few reads of procfs: call it per render,
+ * not per request.
+ */
+void west_metrics_process_read(struct west_metrics_process *out);
+
 /* Values the caller reads at render time. */
 struct west_metrics_gauges {
-	double field_age_seconds;         /* NaN: no field yet, no sample */
+	double field_age_seconds;         /* now - valid time; NaN: no field yet, no sample */
+	double field_valid_time_seconds;  /* s since the epoch; NaN: no sample */
+	double field_published_time_seconds; /* s since the epoch; NaN: no sample */
 	unsigned long long field_version; /* 0 before the first field */
 	unsigned long long queue_depth;   /* pending observation sets */
 	int ready;                        /* 1/0 */
 	const char *backend, *device, *solver, *version; /* NULL reads as "" */
 	double start_time_seconds;        /* s since the epoch; NaN: no sample */
+	/* NULL: the other process_* families are left out; else their
+	 * samples, each left out when NaN (start_time_seconds above is the
+	 * one used, not process->start_time_seconds) */
+	const struct west_metrics_process *process;
 };
 
 /*

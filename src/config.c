@@ -188,7 +188,7 @@ static const struct conf_row rows[] = {
 		1, "reads need the token too" },
 	[WEST_CONF_MAX_FIELD_AGE] = {
 		"max_field_age", CONF_DOUBLE, FIELD(max_field_age), 0, 1e9, 0, NULL,
-		"3600", 1, "s; /readyz fails when the field is older (0 = no limit)" },
+		"3600", 1, "s since the valid time; /readyz fails when the field is older (0 = no limit)" },
 	[WEST_CONF_STATE_DIR] = {
 		"state_dir", CONF_STRING, FIELD(state_dir), 0, 0, 0, NULL,
 		"/var/lib/westd", 0, "persisted observation sets live here" },

@@ -1,9 +1,11 @@
 #!/bin/sh
 # api_examples.sh: start westd on the default terrain (CPU backend, a free
-# port, state and snapshots in a temp dir, obs_max_age=0 as scripts/demo
-# sets it for the sample set of 2026-11-22), post the sample observations,
-# wait for the field, then run docs/api.md's examples against it
-# (tests/api_examples.py; TAP).
+# port, state and snapshots in a temp dir), post the sample observations as
+# they are, wait for the field, then run docs/api.md's examples against it
+# (tests/api_examples.py; TAP).  The examples show the sample's valid time
+# 2026-11-22T12:00:00Z, days before the test runs, so westd runs with
+# obs_max_age=0 (take a set of any age) and max_field_age=0 (a field of any
+# age is ready: its age counts from the valid time).
 set -u
 src=${top_srcdir:-.}
 bin=${top_builddir:-.}/westd
@@ -17,7 +19,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 addr=127.0.0.1:$port
 "$bin" --foreground --set terrain="$src/data/default.asc" --set listen="$addr" \
 	--set state_dir="$tmp/state" --set snapshot_dir="$tmp/snapshots" \
-	--set backend="${WESTD_BACKEND:-cpu}" --set obs_max_age=0 2>"$tmp/log" &
+	--set backend="${WESTD_BACKEND:-cpu}" --set obs_max_age=0 --set max_field_age=0 \
+	2>"$tmp/log" &
 pid=$!
 i=0
 until curl -s -o /dev/null "http://$addr/livez"; do

@@ -7,8 +7,10 @@ python3-selenium through chromium-driver, against the real westd on
 westd runs from the build directory on a free port with the default
 terrain, the CPU backend and 100 iterations, its state in a temp
 directory; the sample observations (data/obs/default.json, their time set
-to now) make field v1 before the page opens.  Checks: the page is what /
-gives a browser; the header shows the current field version; arrows are
+to AGE_S ago) make field v1 before the page opens.  Checks: the page is
+what / gives a browser; the header shows the current field version; the
+age it shows is the API's age_seconds (both from the valid time, not from
+the publish time seconds ago); arrows are
 drawn (the wind canvas has pixels, none with arrows off, others at another
 height); a click shows the point query and the profile chart; a new
 observation set changes the version shown within a few seconds; the
@@ -41,6 +43,7 @@ SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
 BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 CLICK = (504000.0, 4653000.0)   # in the air at 10 m, 1.3 km from the nearest station
 SHOWN_S = 5                     # a new field on the page: "within a few seconds"
+AGE_S = 630                     # v1's valid time before now: "10 min" on the page for 30 s
 
 
 def skip(why):
@@ -96,14 +99,15 @@ class Westd:
         with urllib.request.urlopen(self.url + path, timeout=10) as r:
             return json.load(r)
 
-    def post_obs(self, speeds):
-        """The sample set at the time now with these station speeds; the
-        version promised."""
+    def post_obs(self, speeds, ago=0):
+        """The sample set at the time ago s before now with these station
+        speeds; the version promised."""
         with open(os.path.join(SRC, "data/obs/default.json")) as f:
             doc = json.load(f)
-        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        when = (datetime.datetime.now(datetime.timezone.utc) -
+                datetime.timedelta(seconds=ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
         for o, s in zip(doc["observations"], speeds):
-            o["time"], o["speed"] = now, s
+            o["time"], o["speed"] = when, s
         req = urllib.request.Request(self.url + "/v1/observations",
                                      data=json.dumps(doc).encode(),
                                      headers={"Content-Type": "application/json"})
@@ -194,7 +198,7 @@ def wait(drv, cond, limit=10):
 
 
 def run(tap, w, drv, shot):
-    v1 = w.post_obs([4.4704, 7, 6])
+    v1 = w.post_obs([4.4704, 7, 6], AGE_S)
     w.wait_version(v1)
 
     drv.get(w.url + "/")
@@ -205,6 +209,18 @@ def run(tap, w, drv, shot):
     now = w.get("/v1/status")["field"]["version"]
     tap.check(shown and now == v1, f"the header shows the field version v{now}",
               f"header: {drv.find_element(By.ID, 'version').text!r}, westd: v{now}")
+
+    # one meaning of age: the header's is the API's age_seconds (from the
+    # valid time AGE_S ago), in whole minutes as the page writes it
+    f = w.get("/v1/field")
+    age = drv.find_element(By.ID, "age").text
+    tap.check(age == f"{f['age_seconds'] // 60} min" and
+              AGE_S <= f["age_seconds"] < AGE_S + 30 and f["published_seconds_ago"] < 30,
+              f"the header's age {age!r} is the API's age_seconds {f['age_seconds']} "
+              "(since the valid time)",
+              f"header: {age!r}; /v1/field: valid {f['valid_time']}, age_seconds "
+              f"{f['age_seconds']}, published {f['published_at']}, "
+              f"{f['published_seconds_ago']} s ago")
 
     arrows = wait(drv, lambda d: d.execute_script(PIXELS_JS, "wind")[0] > 2000 and
                   d.execute_script(PIXELS_JS, "wind"))
@@ -277,7 +293,7 @@ def main():
     shot = os.path.join(BUILD, "tests", "ui.png")
     os.makedirs(os.path.dirname(shot), exist_ok=True)
     w = drv = None
-    tap = Tap(8)
+    tap = Tap(9)
     try:
         w = Westd(tmp)
         drv = browser(os.path.join(tmp, "profile"))

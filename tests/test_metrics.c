@@ -9,7 +9,10 @@
  * non-decreasing with ascending bounds, ending in +Inf equal to _count).
  * Durations are chosen so that their nanosecond sums are exact.  The
  * concurrency test runs 8 threads of 100000 updates and wants the exact
- * totals.
+ * totals.  The process metrics are read from this test process's own
+ * /proc/self and checked for sane values (memory, CPU time that grows
+ * with work done, a descriptor opened here counted, a start time within
+ * the last hour) and against getrusage and getrlimit.
  */
 #include <criterion/criterion.h>
 
@@ -19,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "metrics.h"
 
@@ -42,9 +48,16 @@ static void teardown(void)
 
 TestSuite(metrics, .init = setup, .fini = teardown);
 
+static const struct west_metrics_process proc0 = {
+	.cpu_seconds = 0.42, .resident_bytes = 123863040, .virtual_bytes = 1.5e9,
+	.open_fds = 17, .max_fds = 1024, .start_time_seconds = 1700000000.25,
+};
+
 static const struct west_metrics_gauges gauges0 = {
-	.field_age_seconds = NAN, .backend = "cpu", .device = "host",
+	.field_age_seconds = NAN, .field_valid_time_seconds = NAN,
+	.field_published_time_seconds = NAN, .backend = "cpu", .device = "host",
 	.solver = "sor", .version = "0.1.0", .start_time_seconds = 1700000000.5,
+	.process = &proc0,
 };
 
 /* Render with g; text holds "\n" + the output, so that every line of the
@@ -90,12 +103,19 @@ static const char *const families[][2] = {
 	{ "westd_snapshot_writes_total", "counter" },
 	{ "westd_snapshot_write_seconds", "histogram" },
 	{ "westd_field_age_seconds", "gauge" },
+	{ "westd_field_valid_time_seconds", "gauge" },
+	{ "westd_field_published_time_seconds", "gauge" },
 	{ "westd_field_version", "gauge" },
 	{ "westd_queue_depth", "gauge" },
 	{ "westd_ready", "gauge" },
 	{ "westd_build_info", "gauge" },
 	{ "westd_backend_info", "gauge" },
 	{ "process_start_time_seconds", "gauge" },
+	{ "process_cpu_seconds_total", "counter" },
+	{ "process_open_fds", "gauge" },
+	{ "process_max_fds", "gauge" },
+	{ "process_virtual_memory_bytes", "gauge" },
+	{ "process_resident_memory_bytes", "gauge" },
 };
 #define NFAMILIES (sizeof families / sizeof families[0])
 #define NCOUNTERFAMILIES 9   /* the first 9 do not depend on the gauges */
@@ -359,17 +379,119 @@ Test(metrics, gauges_and_info)
 	struct west_metrics_gauges g = gauges0;
 
 	g.field_age_seconds = 12.5;
+	g.field_valid_time_seconds = 1795348800;
+	g.field_published_time_seconds = 1795530671;
 	g.field_version = 42;
 	g.queue_depth = 1;
 	g.ready = 1;
 	render(&g);
 	ASSERT_LINE("westd_field_age_seconds 12.5");
+	ASSERT_LINE("westd_field_valid_time_seconds 1795348800");
+	ASSERT_LINE("westd_field_published_time_seconds 1795530671");
 	ASSERT_LINE("westd_field_version 42");
 	ASSERT_LINE("westd_queue_depth 1");
 	ASSERT_LINE("westd_ready 1");
 	ASSERT_LINE("westd_build_info{version=\"0.1.0\"} 1");
 	ASSERT_LINE("westd_backend_info{backend=\"cpu\",device=\"host\",solver=\"sor\"} 1");
 	ASSERT_LINE("process_start_time_seconds 1700000000.5");
+	ASSERT_LINE("process_cpu_seconds_total 0.42");
+	ASSERT_LINE("process_open_fds 17");
+	ASSERT_LINE("process_max_fds 1024");
+	ASSERT_LINE("process_virtual_memory_bytes 1500000000");
+	ASSERT_LINE("process_resident_memory_bytes 123863040");
+}
+
+/* Unknown values (no /proc) leave their samples out, the families stay;
+ * without a process struct its families are left out. */
+Test(metrics, unknown_process_values_leave_the_samples_out)
+{
+	struct west_metrics_gauges g = gauges0;
+	struct west_metrics_process p = { NAN, NAN, NAN, NAN, INFINITY, NAN };
+	const char *names[] = { "process_cpu_seconds_total", "process_open_fds",
+				"process_virtual_memory_bytes",
+				"process_resident_memory_bytes" };
+
+	g.process = &p;
+	render(&g);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char line[64];
+		snprintf(line, sizeof line, "\n%s ", names[i]);
+		cr_assert_null(strstr(text, line), "%s has a sample", names[i]);
+		cr_assert(strstr(text, line + 1) != NULL);   /* its HELP and TYPE */
+	}
+	ASSERT_LINE("process_max_fds +Inf");
+	g.process = NULL;
+	render(&g);
+	cr_assert_null(strstr(text, "process_open_fds"));
+	ASSERT_LINE("process_start_time_seconds 1700000000.5");
+}
+
+/* A value of the rendered text (the sample line "name value"); NaN when
+ * absent. */
+static double value_of(const char *name)
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof want, "\n%s ", name);
+	p = strstr(text, want);
+	return p ? strtod(p + strlen(want), NULL) : NAN;
+}
+
+static double cpu_now(void)
+{
+	struct rusage ru;
+
+	cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
+
+/* This process, as /proc/self tells it: sane values, rendered as read. */
+Test(metrics, process_values_of_this_process)
+{
+	struct west_metrics_process p, q;
+	struct west_metrics_gauges g = gauges0;
+	struct rlimit rl;
+	double now = (double)time(NULL), ru0, spin = 0;
+	FILE *extra;
+
+	west_metrics_process_read(&p);
+	cr_assert_gt(p.resident_bytes, 1e5, "resident %g", p.resident_bytes);
+	cr_assert_lt(p.resident_bytes, 1e11, "resident %g", p.resident_bytes);
+	cr_assert_geq(p.virtual_bytes, p.resident_bytes, "virtual %g", p.virtual_bytes);
+	cr_assert_geq(p.open_fds, 3, "stdin, stdout, stderr at least: %g", p.open_fds);
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	cr_assert_eq(p.max_fds, rl.rlim_cur == RLIM_INFINITY ? INFINITY : (double)rl.rlim_cur);
+	cr_assert_geq(p.max_fds, p.open_fds);
+	cr_assert_leq(p.start_time_seconds, now + 1, "start %.2f, now %.0f",
+		      p.start_time_seconds, now);
+	cr_assert_gt(p.start_time_seconds, now - 3600, "start %.2f, now %.0f",
+		     p.start_time_seconds, now);
+	ru0 = cpu_now();
+	cr_assert_geq(p.cpu_seconds, 0);
+	cr_assert_leq(p.cpu_seconds, ru0 + 0.02, "cpu %g, getrusage %g", p.cpu_seconds, ru0);
+
+	/* 0.3 s of work shows as CPU time; one more descriptor as one */
+	while (cpu_now() - ru0 < 0.3)
+		for (int i = 0; i < 100000; i++)
+			spin += sqrt((double)i);
+	cr_assert_not_null(extra = fopen("/proc/self/stat", "r"));
+	west_metrics_process_read(&q);
+	cr_assert_gt(spin, 0);
+	cr_assert_geq(q.cpu_seconds - p.cpu_seconds, 0.2, "cpu %g then %g",
+		      p.cpu_seconds, q.cpu_seconds);
+	cr_assert_eq(q.open_fds, p.open_fds + 1, "fds %g then %g with one open",
+		     p.open_fds, q.open_fds);
+	fclose(extra);
+	cr_assert_eq(q.start_time_seconds, p.start_time_seconds);
+
+	g.process = &q;
+	render(&g);
+	cr_assert_eq(value_of("process_resident_memory_bytes"), q.resident_bytes);
+	cr_assert_eq(value_of("process_virtual_memory_bytes"), q.virtual_bytes);
+	cr_assert_eq(value_of("process_cpu_seconds_total"), q.cpu_seconds);
+	cr_assert_eq(value_of("process_open_fds"), q.open_fds);
 }
 
 Test(metrics, nan_field_age_leaves_the_sample_out)

@@ -2,7 +2,9 @@
  * test_westd.c: end-to-end tests of the real westd (tests/westd_fixture.h):
  * each endpoint's happy path and documented errors, the map page's HTTP
  * side (content negotiation at /, its files, its config), ingest bursts,
- * readers during recomputes, reload, restart and crash recovery.
+ * readers during recomputes, reload, restart and crash recovery, the one
+ * meaning of a field's age (from its valid time) and the metrics as
+ * promtool reads them (skipped without promtool).
  *
  * Every test starts its own daemon (fix_start) in its own temp directory;
  * the suite's fini kills it and removes the directory.  Points used: the
@@ -79,13 +81,18 @@ static json_t *history(void)
 
 Test(westd, serves_a_field_after_a_post)
 {
+	const char *sets[] = { "max_field_age=3600", NULL };   /* the default */
 	struct http_resp r;
+	unsigned long long v;
 
-	fix_start(&w, NULL);
+	fix_start(&w, sets);
 	fix_get(&w, "/readyz", &r);
 	cr_expect_eq(r.status, 503, "no field yet: %s", r.body);
 	fix_resp_free(&r);
-	unsigned long long v = fix_post_and_wait(&w);
+	char *body = fix_obs_body_at(-1, -1, (long long)time(NULL));   /* the sample, now */
+	fix_post_ok(&w, body, NULL, NULL, &v);
+	free(body);
+	fix_wait_version(&w, v);
 	cr_expect_eq(v, 1);
 	fix_get(&w, POINT_Q, &r);
 	cr_assert_eq(r.status, 200, "%s", r.body);
@@ -1856,9 +1863,13 @@ Test(westd, readyz_turns_503_when_the_field_is_old)
 {
 	const char *sets[] = { "max_field_age=2", NULL };
 	struct http_resp r;
+	unsigned long long v;
 
 	fix_start(&w, sets);
-	fix_post_and_wait(&w);
+	char *body = fix_obs_body_at(-1, -1, (long long)time(NULL));
+	fix_post_ok(&w, body, NULL, NULL, &v);
+	free(body);
+	fix_wait_version(&w, v);
 	fix_get(&w, "/readyz", &r);
 	cr_expect_eq(r.status, 200, "a fresh field: %s", r.body);
 	fix_resp_free(&r);
@@ -1875,12 +1886,161 @@ Test(westd, readyz_turns_503_when_the_field_is_old)
 	cr_expect_not_null(strstr(r.body, "\nwestd_ready 0\n"));
 	fix_resp_free(&r);
 	/* a new field makes it ready again */
-	char *body = fix_obs_body(4.0, -1);
-	unsigned long long v;
+	body = fix_obs_body_at(4.0, -1, (long long)time(NULL));
 	fix_post_ok(&w, body, NULL, NULL, &v);
 	free(body);
 	fix_wait_version(&w, v);
 	fix_get(&w, "/readyz", &r);
 	cr_expect_eq(r.status, 200, "%s", r.body);
 	fix_resp_free(&r);
+}
+
+/* The valid time of data/obs/default.json, 2026-11-22T12:00:00Z. */
+#define SAMPLE_VALID 1795348800LL
+
+/* The value of the unlabelled sample name in Prometheus text; NaN when
+ * absent. */
+static double metric(const char *text, const char *name)
+{
+	char want[128];
+	const char *p;
+
+	snprintf(want, sizeof want, "\n%s ", name);
+	p = strstr(text, want);
+	return p ? strtod(p + strlen(want), NULL) : NAN;
+}
+
+/* age_seconds and published_seconds_ago of a field head (status's field,
+ * /v1/field, a point): age from the valid time, publish time beside it. */
+static void expect_head(json_t *f, long long valid, const char *where)
+{
+	long long now = (long long)time(NULL);
+	long long age = integer(f, "age_seconds"), ago = integer(f, "published_seconds_ago");
+
+	cr_expect(age >= now - valid - 2 && age <= now - valid + 1,
+		  "%s: age_seconds %lld, want now - valid time = %lld", where, age, now - valid);
+	cr_expect(ago >= 0 && ago <= 60, "%s: published_seconds_ago %lld", where, ago);
+	cr_expect(json_is_string(json_object_get(f, "published_at")), "%s: published_at", where);
+}
+
+/*
+ * One meaning of age (issue 19): the time since the field's valid time, in
+ * every answer that carries it, in /readyz (max_field_age) and in the
+ * metrics; the publish time is reported beside it.  The sample set, valid
+ * 2026-11-22T12:00:00Z and published seconds ago, is days old: not ready
+ * under the default max_field_age.  A set of 10 min ago is ready, 600 s old.
+ */
+Test(westd, age_counts_from_the_valid_time)
+{
+	const char *sets[] = { "max_field_age=3600", NULL };
+	long long now = (long long)time(NULL);
+	struct http_resp r;
+	unsigned long long v;
+
+	cr_assert_gt(now - SAMPLE_VALID, 3600, "the sample set is not old: clock?");
+	fix_start(&w, sets);
+	fix_post_and_wait(&w);
+
+	json_t *s = fix_get_json(&w, "/v1/status");
+	expect_head(json_object_get(s, "field"), SAMPLE_VALID, "/v1/status field");
+	cr_expect(json_is_false(json_object_get(s, "ready")), "a days-old field is ready");
+	cr_expect_not_null(strstr(json_string_value(json_object_get(s, "not_ready_because")),
+				  "(valid time 2026-11-22T12:00:00Z), more than max_field_age"));
+	json_decref(s);
+	s = fix_get_json(&w, "/v1/field");
+	expect_head(s, SAMPLE_VALID, "/v1/field");
+	json_decref(s);
+	s = fix_get_json(&w, POINT_Q);
+	expect_head(s, SAMPLE_VALID, "/v1/field/point");
+	json_decref(s);
+	fix_get(&w, "/readyz", &r);
+	fix_problem(&r, 503, "not-ready", "s old (valid time 2026-11-22T12:00:00Z), "
+		    "more than max_field_age = 3600 s");
+	fix_get(&w, "/metrics", &r);
+	cr_assert_eq(r.status, 200);
+	now = (long long)time(NULL);
+	double age = metric(r.body, "westd_field_age_seconds");
+	cr_expect(age >= (double)(now - SAMPLE_VALID - 2) && age <= (double)(now - SAMPLE_VALID),
+		  "westd_field_age_seconds %g, want %lld", age, now - SAMPLE_VALID);
+	cr_expect_eq(metric(r.body, "westd_field_valid_time_seconds"), (double)SAMPLE_VALID);
+	double pub = metric(r.body, "westd_field_published_time_seconds");
+	cr_expect(pub >= (double)(now - 60) && pub <= (double)now, "published %g", pub);
+	cr_expect_eq(metric(r.body, "westd_ready"), 0.0);
+	fix_resp_free(&r);
+
+	/* a set of 10 min ago: 600 s old, within max_field_age, ready */
+	char *body = fix_obs_body_at(-1, -1, now - 600);
+	fix_post_ok(&w, body, NULL, NULL, &v);
+	free(body);
+	fix_wait_version(&w, v);
+	s = fix_get_json(&w, "/v1/field");
+	expect_head(s, now - 600, "/v1/field of a set of 10 min ago");
+	json_decref(s);
+	fix_get(&w, "/readyz", &r);
+	cr_expect_eq(r.status, 200, "%s", r.body);
+	fix_resp_free(&r);
+	fix_get(&w, "/metrics", &r);
+	cr_expect_eq(metric(r.body, "westd_field_valid_time_seconds"), (double)(now - 600));
+	cr_expect_eq(metric(r.body, "westd_ready"), 1.0);
+	fix_resp_free(&r);
+}
+
+/* ============================================================ promtool */
+
+/* promtool (Debian: prometheus) on PATH, or $PROMTOOL; NULL: none. */
+static const char *promtool(void)
+{
+	static char path[512];
+	const char *env = getenv("PROMTOOL"), *dirs = getenv("PATH");
+
+	if (env && env[0])
+		return access(env, X_OK) ? NULL : env;
+	for (const char *p = dirs ? dirs : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(path, sizeof path, "%.*s/promtool", (int)n, p);
+		if (n && !access(path, X_OK))
+			return path;
+		p += n + (p[n] == ':');
+	}
+	return NULL;
+}
+
+/*
+ * The real /metrics, with every family holding samples (a solve, a
+ * snapshot, a refused set, requests), read by Prometheus' own linter:
+ * `promtool check metrics` must print nothing and exit 0.  Skipped when
+ * promtool is not installed (Debian 12: apt-get install prometheus).
+ */
+Test(westd, promtool_accepts_the_metrics)
+{
+	const char *tool = promtool();
+	char cmd[1200], out[256];
+	struct http_resp r;
+
+	if (!tool)
+		cr_skip_test("promtool is not installed (Debian: apt-get install prometheus)");
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	post_as("application/json", "{", 1, &r);
+	fix_resp_free(&r);
+	fix_get(&w, POINT_Q, &r);
+	fix_resp_free(&r);
+	json_decref(wait_snapshot(1));
+	fix_get(&w, "/metrics", &r);
+	cr_assert_eq(r.status, 200);
+	cr_expect_not_null(strstr(r.body, "\nprocess_resident_memory_bytes "), "%s", r.body);
+	cr_expect_not_null(strstr(r.body, "\nprocess_open_fds "));
+	cr_expect_not_null(strstr(r.body, "\nwestd_field_valid_time_seconds 1795348800\n"));
+	snprintf(out, sizeof out, "%s/promtool.out", w.dir);
+	snprintf(cmd, sizeof cmd, "'%s' check metrics >'%s' 2>&1", tool, out);
+	FILE *p = popen(cmd, "w");
+	cr_assert_not_null(p);
+	cr_assert_eq(fwrite(r.body, 1, r.len, p), r.len);
+	int status = pclose(p);
+	fix_resp_free(&r);
+	size_t n;
+	char *said = fix_slurp(out, &n);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0 && n == 0,
+		  "promtool check metrics (status %d) says:\n%s", status, said);
+	free(said);
 }

@@ -239,9 +239,12 @@ static inline void fix_write(const struct westd_proc *w, const char *name, const
 
 /* Start westd in dir (keep: reuse w->dir, e.g. for a restart) with extra
  * --set options (NULL-terminated list or NULL), and -c w->conf when set;
- * wait until /livez answers.  obs_max_age=0 comes before the extra
- * options (which may override it): the sample set is dated 2026-11-22, and
- * most tests post it as it is. */
+ * wait until /livez answers.  obs_max_age=0 and max_field_age=0 come
+ * before the extra options (which may override them): the sample set is
+ * dated 2026-11-22, most tests post it as it is, and its field is days old
+ * (age counts from the valid time), so that the default limits would
+ * refuse it and call its field not ready.  The tests of those limits set
+ * them and post sets of the current time. */
 static inline void fix_start_in(struct westd_proc *w, int keep, const char *const *sets)
 {
 	const char *argv[64];
@@ -268,6 +271,7 @@ static inline void fix_start_in(struct westd_proc *w, int keep, const char *cons
 	argv[n++] = "--set", argv[n++] = "backend=cpu";
 	argv[n++] = "--set", argv[n++] = "iterations=100";
 	argv[n++] = "--set", argv[n++] = "obs_max_age=0";
+	argv[n++] = "--set", argv[n++] = "max_field_age=0";
 	for (size_t i = 0; sets && sets[i] && n < 60; i++)
 		argv[n++] = "--set", argv[n++] = sets[i];
 	argv[n] = NULL;

@@ -26,9 +26,12 @@
  * (stations with their observed wind, the clicked point).
  *
  * Age: the time since the field's valid time (the newest station time),
- * on westd's clock (published_at + age_seconds of the field answer, plus
- * the time passed here since), amber past age_warn and red past age_alert
- * of /ui/config.json (westd.conf ui_age_warn, ui_age_alert).
+ * as westd's age_seconds counts it for the API, /readyz and the metrics;
+ * on westd's clock (valid_time + age_seconds of the field answer is
+ * westd's time then, plus the time passed here since), amber past
+ * age_warn and red past age_alert of /ui/config.json (westd.conf
+ * ui_age_warn, ui_age_alert).  The publish time is in the valid time's
+ * tooltip.
  */
 (function () {
 	'use strict';
@@ -133,7 +136,7 @@
 		if (r.status !== 200)
 			throw new Error('/v1/field: ' + r.status);
 		const f = r.body;
-		st.clock = { server: Date.parse(f.published_at) + 1000 * f.age_seconds,
+		st.clock = { server: Date.parse(f.valid_time) + 1000 * f.age_seconds,
 			local: performance.now() };
 		await useGrid(f.grid);
 		const [slice, obs] = await Promise.all([fetchSlice(f.version), get('/v1/observations')]);
