@@ -22,6 +22,7 @@
 
 #include "edr.h"
 #include "log.h"
+#include "openapi.h"
 #include "proj.h"
 #include "query.h"
 
@@ -729,6 +730,55 @@ static void get_metrics(struct west_req *r)
 		west_reply_text(r, 200, WEST_METRICS_CONTENT_TYPE, text, len);
 }
 
+/* ------------------------------------------------------------------- api */
+
+/* The OpenAPI document of routes[] (below, westd_routes): JSON as WEST_OPENAPI_TYPE, or
+ * application/json when the client asks for that (f=application/json, or
+ * an Accept that rates it above the OpenAPI type); the HTML page of it
+ * with f=html or an Accept that rates text/html above application/json
+ * (api_ui_wants_html, as at /).  Vary: Accept. */
+void api_openapi(struct west_req *r)
+{
+	const char *f = west_req_arg(r, "f"), *accept = west_req_header(r, "Accept");
+	const struct west_route_def *rt;
+	size_t nrt;
+	char base[320];
+	int html;
+	json_t *doc;
+
+	west_req_add_header(r, "Vary", "Accept");
+	if (!api_ui_wants_html(f, accept, &html)) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+				   "query parameter f: '%.40s' is not json or html", f);
+		return;
+	}
+	west_req_base(r, base, sizeof base);
+	rt = westd_routes(&nrt);
+	if (!(doc = west_openapi(rt, nrt, base))) {
+		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "out of memory");
+	} else if (html) {
+		size_t len;
+		char *text = west_openapi_html(doc, &len);
+
+		json_decref(doc);
+		if (!text) {
+			west_reply_problem(r, 503, "out-of-memory", "Service Unavailable",
+					   "out of memory");
+			return;
+		}
+		west_req_add_header(r, "X-Content-Type-Options", "nosniff");
+		west_req_add_header(r, "Content-Security-Policy", "default-src 'none'; "
+				    "style-src 'unsafe-inline'; base-uri 'none'; "
+				    "form-action 'none'; frame-ancestors 'none'");
+		west_reply_text(r, 200, "text/html; charset=utf-8", text, len);
+	} else {
+		int plain = f ? !strcasecmp(f, "application/json") :
+			    accept && api_ui_accept_q(accept, "application/json") >
+				      api_ui_accept_q(accept, WEST_OPENAPI_TYPE);
+		west_reply_json(r, 200, doc, plain ? "application/json" : WEST_OPENAPI_TYPE);
+	}
+}
+
 /* ---------------------------------------------------------------- routes */
 
 /* The query parameters each route takes (http.h refuses any other). */
@@ -755,6 +805,7 @@ static const struct west_route_def routes[] = {
 	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0, NULL },
 	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0, P_TERRAIN },
 	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0, P_F },
+	{ "/api", WEST_ROUTE_API, api_openapi, NULL, 0, P_F },
 	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0, NULL },
 	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0, NULL },
 	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0, NULL },

@@ -32,6 +32,9 @@ void api_edr_position(struct west_req *r);
 void api_edr_area(struct west_req *r);
 void api_edr_cube(struct west_req *r);
 
+/* GET /api: the OpenAPI document (openapi.h) of routes[], JSON or HTML. */
+void api_openapi(struct west_req *r);
+
 /* api_ui.c */
 void api_ui_root(struct west_req *r);       /* /: JSON landing or the page */
 void api_ui_redirect(struct west_req *r);   /* /ui -> /ui/ */
@@ -41,5 +44,8 @@ void api_ui_file(struct west_req *r);       /* /ui/{file}, /ui/config.json */
  * absent) or else the Accept header (NULL when absent); 0 when f is
  * neither json nor html. */
 int api_ui_wants_html(const char *f, const char *accept, int *html);
+/* The q-value accept gives the media type type (RFC 9110 12.5.1: that of
+ * the most specific matching range); 0 when none matches. */
+double api_ui_accept_q(const char *accept, const char *type);
 
 #endif

@@ -61,7 +61,7 @@ static int range_match(const char *p, size_t n, const char *type)
 
 /* The q-value accept gives type: that of the most specific matching range
  * (RFC 9110 12.5.1); 0 when none matches. */
-static double accept_q(const char *accept, const char *type)
+double api_ui_accept_q(const char *accept, const char *type)
 {
 	int best = 0;
 	double q = 0;
@@ -86,7 +86,8 @@ int api_ui_wants_html(const char *f, const char *accept, int *html)
 		*html = !strcasecmp(f, "html") || !strcasecmp(f, "text/html");
 		return *html || !strcasecmp(f, "json") || !strcasecmp(f, "application/json");
 	}
-	*html = accept && accept_q(accept, "text/html") > accept_q(accept, "application/json");
+	*html = accept && api_ui_accept_q(accept, "text/html") >
+			  api_ui_accept_q(accept, "application/json");
 	return 1;
 }
 

@@ -33,6 +33,8 @@
 #define UCUM "http://www.opengis.net/def/uom/UCUM/"
 #define CF_NAME "http://vocab.nerc.ac.uk/standard_name/"
 #define TYPE_JSON "application/json"
+/* the OpenAPI document at /api (openapi.h: WEST_OPENAPI_TYPE) */
+#define TYPE_OPENAPI "application/vnd.oai.openapi+json;version=3.0"
 #define TYPE_COVJSON "application/vnd.cov+json"
 #define TIME_CRS "TIMECRS[\"DateTime\",TDATUM[\"Gregorian Calendar\"]," \
 		 "CS[TemporalDateTime,1],AXIS[\"Time (T)\",future]]"
@@ -745,7 +747,7 @@ static json_t *param_groups(void)
 
 json_t *west_edr_landing(const char *base)
 {
-	return json_pack("{s:s, s:s, s:[o,o,o,o,o]}",
+	return json_pack("{s:s, s:s, s:[o,o,o,o,o,o,o]}",
 			 "title", "westd",
 			 "description", "Mass-consistent 3D wind field over terrain (WEST model), "
 			 "served as an OGC API - EDR subset (position, area, cube; CoverageJSON) "
@@ -756,6 +758,10 @@ json_t *west_edr_landing(const char *base)
 			      "Conformance classes implemented"),
 			 make_link(base, "/collections", "data", TYPE_JSON,
 			      "Collections: the wind field"),
+			 make_link(base, "/api", "service-desc", TYPE_OPENAPI,
+			      "The API description (OpenAPI 3.0)"),
+			 make_link(base, "/api?f=html", "service-doc", "text/html",
+			      "The API documentation (HTML)"),
 			 make_link(base, "/v1/status", "status", TYPE_JSON,
 			      "Daemon status (westd native API)"),
 			 make_link(base, "/ui/", "alternate", "text/html",

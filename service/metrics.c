@@ -100,6 +100,7 @@ static const char *const route_labels[WEST_NROUTES] = {
 	[WEST_ROUTE_TERRAIN] = "/v1/terrain",
 	[WEST_ROUTE_UI] = "/ui/",
 	[WEST_ROUTE_UI_FILE] = "/ui/{file}",
+	[WEST_ROUTE_API] = "/api",
 	[WEST_ROUTE_OTHER] = "other",
 };
 

@@ -64,7 +64,7 @@ enum west_route {
 	WEST_ROUTE_PROFILE, WEST_ROUTE_SLICE, WEST_ROUTE_OBSERVATIONS,
 	WEST_ROUTE_SNAPSHOTS, WEST_ROUTE_SNAPSHOT, WEST_ROUTE_LIVEZ,
 	WEST_ROUTE_READYZ, WEST_ROUTE_METRICS, WEST_ROUTE_TERRAIN, WEST_ROUTE_UI,
-	WEST_ROUTE_UI_FILE, WEST_ROUTE_OTHER, WEST_NROUTES
+	WEST_ROUTE_UI_FILE, WEST_ROUTE_API, WEST_ROUTE_OTHER, WEST_NROUTES
 };
 
 enum west_reject {
@@ -76,7 +76,7 @@ enum west_reject {
 enum west_source { WEST_SOURCE_HTTP, WEST_SOURCE_SPOOL, WEST_NSOURCES };
 
 /* The route's label: "/", "/conformance", ..., "/v1/snapshots/{name}",
- * "/ui/" (also /ui), "/ui/{file}", "other" (also for a value out of
+ * "/ui/" (also /ui), "/ui/{file}", "/api", "other" (also for a value out of
  * range). */
 const char *west_route_label(enum west_route r);
 /* "invalid", "too_large", "unsupported_media_type", "unauthorized",

@@ -579,8 +579,13 @@ Test(parse, landing)
 	assert_link(links, "data", "/collections", "application/json");
 	assert_link(links, "status", "/v1/status", "application/json");
 	assert_link(links, "alternate", "/ui/", "text/html");
-	json_array_foreach(links, i, l)   /* nothing links what westd does not serve */
-		cr_assert(strcmp(str_at(l, "rel"), "service-desc"), "service-desc linked");
+	/* the API description (GET /api; test_westd.c follows them) */
+	assert_link(links, "service-desc", "/api",
+		    "application/vnd.oai.openapi+json;version=3.0");
+	assert_link(links, "service-doc", "/api?f=html", "text/html");
+	json_array_foreach(links, i, l)   /* each rel once */
+		cr_assert_eq(link_of(links, str_at(l, "rel")), l, "rel %s twice",
+			     str_at(l, "rel"));
 	json_decref(d);
 }
 

@@ -4,7 +4,8 @@
  * side (content negotiation at /, its files, its config), ingest bursts,
  * readers during recomputes, reload, restart and crash recovery, the one
  * meaning of a field's age (from its valid time) and the metrics as
- * promtool reads them (skipped without promtool).
+ * promtool reads them (skipped without promtool), and the OpenAPI document
+ * at /api against the route table itself (westd_routes, from libwestd.a).
  *
  * Every test starts its own daemon (fix_start) in its own temp directory;
  * the suite's fini kills it and removes the directory.  Points used: the
@@ -12,6 +13,9 @@
  * the air at 10 m above the ground.
  */
 #include "westd_fixture.h"
+
+#include "api.h"       /* westd_routes: the route table the daemon serves */
+#include "openapi.h"
 
 static struct westd_proc w;
 
@@ -617,6 +621,135 @@ Test(westd, root_is_the_page_for_browsers_and_json_for_the_rest)
 	cr_expect_eq(strtoul(h.clen, NULL, 10), g.len);
 	fix_resp_free(&g);
 	fix_resp_free(&h);
+}
+
+/* The link of rel in the landing page's links (borrowed from l), or NULL. */
+static json_t *landing_link(json_t *l, const char *rel)
+{
+	json_t *links = json_object_get(l, "links");
+
+	for (size_t i = 0; i < json_array_size(links); i++) {
+		json_t *k = json_array_get(links, i);
+		const char *r = json_string_value(json_object_get(k, "rel"));
+		if (r && !strcmp(r, rel))
+			return k;
+	}
+	return NULL;
+}
+
+/* The parameter name of op (borrowed), or NULL. */
+static json_t *op_param(json_t *op, const char *name)
+{
+	json_t *ps = json_object_get(op, "parameters");
+
+	for (size_t i = 0; i < json_array_size(ps); i++) {
+		const char *n = json_string_value(json_object_get(json_array_get(ps, i), "name"));
+		if (n && !strcmp(n, name))
+			return json_array_get(ps, i);
+	}
+	return NULL;
+}
+
+Test(westd, openapi_document_has_every_route)
+{
+	size_t n;
+	const struct west_route_def *rt = westd_routes(&n);
+	char missing[2048], oapath[160];
+	struct http_resp r;
+
+	/* every route and parameter has its description in service/openapi.c */
+	cr_expect_eq(west_openapi_missing(rt, n, missing, sizeof missing), 0,
+		     "routes or parameters without a description in service/openapi.c: %s",
+		     missing);
+
+	fix_start(&w, NULL);
+	fix_get(&w, "/api", &r);
+	cr_assert_eq(r.status, 200, "GET /api: %ld %s", r.status, r.body ? r.body : "");
+	cr_expect_str_eq(r.ctype, WEST_OPENAPI_TYPE);
+	cr_expect_str_eq(r.vary, "Accept");
+	json_t *doc = fix_json(&r), *paths = json_object_get(doc, "paths");
+	fix_resp_free(&r);
+	const char *v = json_string_value(json_object_get(doc, "openapi"));
+	cr_assert(v && !strncmp(v, "3.0.", 4), "openapi: %s", v ? v : "(none)");
+	cr_expect_not_null(json_string_value(json_object_get(json_object_get(doc, "info"),
+							     "title")));
+	cr_expect_not_null(json_string_value(json_object_get(json_object_get(doc, "info"),
+							     "version")));
+	cr_expect_not_null(json_object_get(json_object_get(json_object_get(doc, "components"),
+							   "schemas"), "Problem"));
+	cr_assert(json_is_object(paths));
+
+	/* the table's routes are the document's paths, methods and parameters */
+	cr_expect_eq(json_object_size(paths), n, "%zu paths for %zu routes",
+		     json_object_size(paths), n);
+	for (size_t i = 0; i < n; i++) {
+		west_openapi_path(rt[i].path, oapath, sizeof oapath);
+		json_t *item = json_object_get(paths, oapath);
+		cr_assert_not_null(item, "route %s is not in paths as %s", rt[i].path, oapath);
+		json_t *get = json_object_get(item, "get"), *post = json_object_get(item, "post");
+		cr_expect_eq(get != NULL, rt[i].get != NULL, "%s: get", oapath);
+		cr_expect_eq(post != NULL, rt[i].post != NULL, "%s: post", oapath);
+		cr_expect_eq(json_object_size(item), (get != NULL) + (post != NULL), "%s", oapath);
+		if (!get)
+			continue;
+		cr_expect_null(json_object_get(get, "x-undocumented"), "%s undocumented", oapath);
+		cr_expect(json_is_object(json_object_get(get, "responses")), "%s", oapath);
+		cr_expect_not_null(json_object_get(json_object_get(get, "responses"), "400"),
+				   "%s: no 400", oapath);
+		size_t np = 0;
+		for (const char *const *p = rt[i].params; p && *p; p++, np++) {
+			json_t *pd = op_param(get, *p);
+			cr_assert_not_null(pd, "%s: parameter %s missing", oapath, *p);
+			cr_expect_str_eq(json_string_value(json_object_get(pd, "in")), "query");
+			cr_expect_not_null(json_string_value(json_object_get(pd, "description")),
+					   "%s?%s: no description", oapath, *p);
+			cr_expect_not_null(json_object_get(json_object_get(pd, "schema"), "type"),
+					   "%s?%s: no type", oapath, *p);
+		}
+		np += strchr(oapath, '{') != NULL;   /* the path parameter */
+		cr_expect_eq(json_array_size(json_object_get(get, "parameters")), np,
+			     "%s: parameters beyond the route's", oapath);
+	}
+
+	/* the landing page links it */
+	json_t *l = fix_get_json(&w, "/");
+	json_t *desc = landing_link(l, "service-desc"), *html = landing_link(l, "service-doc");
+	cr_assert_not_null(desc, "no service-desc link");
+	cr_assert_not_null(html, "no service-doc link");
+	cr_expect_str_eq(json_string_value(json_object_get(desc, "type")), WEST_OPENAPI_TYPE);
+	cr_expect_str_eq(fix_url_path(json_string_value(json_object_get(desc, "href"))), "/api");
+	cr_expect_str_eq(json_string_value(json_object_get(html, "type")), "text/html");
+	fix_get(&w, fix_url_path(json_string_value(json_object_get(html, "href"))), &r);
+	cr_assert_eq(r.status, 200);
+	cr_expect_str_eq(r.ctype, "text/html; charset=utf-8");
+	cr_expect_not_null(strstr(r.body, "<h1>westd API"));
+	cr_expect_null(strstr(r.body, "src="), "the page fetches nothing");
+	cr_expect_null(strstr(r.body, "://"), "the page links nowhere else");
+	for (size_t i = 0; i < n; i++) {
+		char want[200];
+		west_openapi_path(rt[i].path, oapath, sizeof oapath);
+		snprintf(want, sizeof want, " %s</code>", oapath);
+		cr_expect_not_null(strstr(r.body, want), "the page lacks %s", oapath);
+	}
+	fix_resp_free(&r);
+	json_decref(l);
+	json_decref(doc);
+
+	/* negotiation: a browser gets the page, application/json gets that */
+	const char *hb[] = { "Accept: " CHROMIUM_ACCEPT, NULL };
+	const char *hj[] = { "Accept: application/json", NULL };
+	fix_http(&w, "GET", "/api", NULL, 0, hb, &r);
+	cr_expect_str_eq(r.ctype, "text/html; charset=utf-8");
+	fix_resp_free(&r);
+	fix_http(&w, "GET", "/api?f=json", NULL, 0, hb, &r);
+	cr_expect_str_eq(r.ctype, WEST_OPENAPI_TYPE);
+	fix_resp_free(&r);
+	fix_http(&w, "GET", "/api", NULL, 0, hj, &r);
+	cr_expect_str_eq(r.ctype, "application/json");
+	json_decref(fix_json(&r));
+	fix_resp_free(&r);
+	fix_get(&w, "/api?f=yaml", &r);
+	fix_problem(&r, 400, "bad-parameter", "f:");
 }
 
 /* GET path: 200 with a Content-Type starting with ctype. */

@@ -1,0 +1,35 @@
+/*
+ * openapi.h: the OpenAPI 3.0 document of westd's API (GET /api), made from
+ * the route table (api.c's routes[]) and the descriptions next to it in
+ * openapi.c: every route, its methods and its query parameters come from
+ * the table, so a new route is in the document the moment it is routed;
+ * a route or parameter without a description is marked x-undocumented
+ * and west_openapi_missing (tests/test_westd.c) finds it.
+ */
+#ifndef WEST_OPENAPI_H
+#define WEST_OPENAPI_H
+#include <jansson.h>
+#include <stddef.h>
+
+#include "http.h"
+
+#define WEST_OPENAPI_TYPE "application/vnd.oai.openapi+json;version=3.0"
+
+/* The OpenAPI path of a route path: a prefix route ending in "/" "*" ends
+ * in "/{file}" under /ui/, "/{name}" elsewhere (/v1/snapshots/{name});
+ * others as they are. */
+void west_openapi_path(const char *route_path, char *buf, size_t size);
+
+/* The document (new reference), servers[0] base ("http://HOST"). */
+json_t *west_openapi(const struct west_route_def *routes, size_t n, const char *base);
+
+/* The number of routes and route parameters without a description, their
+ * names into buf ("", when none) as "PATH" or "PATH?NAME", comma-separated. */
+size_t west_openapi_missing(const struct west_route_def *routes, size_t n, char *buf,
+			    size_t size);
+
+/* A self-contained HTML page of doc (malloc'd, *len its length; NULL when
+ * out of memory): nothing fetched from elsewhere. */
+char *west_openapi_html(const json_t *doc, size_t *len);
+
+#endif
