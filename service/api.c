@@ -197,7 +197,7 @@ json_t *api_grid_json(const struct west_grid *g)
 {
 	char msg[512];
 	int coarse = west_grid_coarse_on_high_ground(g, msg, sizeof msg);
-	return json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s?, s:s?, s:s?}",
+	json_t *j = json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s?, s:s?, s:s?}",
 			 "nx", (json_int_t)g->nx, "ny", (json_int_t)g->ny,
 			 "nz", (json_int_t)g->nz, "dx", g->dx, "dy", g->dy,
 			 "x0", g->x0, "y0", g->y0, "base_altitude", g->base,
@@ -208,6 +208,13 @@ json_t *api_grid_json(const struct west_grid *g)
 			 "levels_warning", coarse ? msg : NULL,
 			 "grid_mapping", g->crs.grid_mapping_name[0] ?
 			 g->crs.grid_mapping_name : NULL, "crs_wkt", g->crs.wkt);
+	/* degrees, at the domain's centre: null where true north is unknown */
+	double c = west_grid_convergence(g, 0.5 * (double)g->nx * g->dx,
+					 0.5 * (double)g->ny * g->dy) * 180.0 / M_PI;
+	if (j)
+		json_object_set_new(j, "meridian_convergence",
+				    g->has_convergence ? json_real(c) : json_null());
+	return j;
 }
 
 static void get_field(struct west_req *r)

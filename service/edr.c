@@ -45,10 +45,14 @@ static const struct param {
 	const char *name, *label, *description, *standard_name, *unit, *unit_label;
 } PARAMS[] = {
 	{ "u", "Eastward wind",
-	  "Wind component along the grid's x axis (east), m/s",
+	  "Wind component towards true east (the grid's x component rotated by the "
+	  "meridian convergence; the grid's x axis on a terrain without a transverse "
+	  "Mercator CRS), m/s",
 	  "eastward_wind", "m/s", "metre per second" },
 	{ "v", "Northward wind",
-	  "Wind component along the grid's y axis (north), m/s",
+	  "Wind component towards true north (the grid's y component rotated by the "
+	  "meridian convergence; the grid's y axis on a terrain without a transverse "
+	  "Mercator CRS), m/s",
 	  "northward_wind", "m/s", "metre per second" },
 	{ "w", "Upward air velocity",
 	  "Vertical wind component, positive up, m/s",
@@ -58,7 +62,8 @@ static const struct param {
 	  "wind_speed", "m/s", "metre per second" },
 	{ "direction", "Wind from direction",
 	  "Direction the horizontal wind blows from, degrees clockwise from "
-	  "the grid's north, in [0, 360); 0 for calm",
+	  "true north (the grid's north on a terrain without a transverse "
+	  "Mercator CRS), in [0, 360); 0 for calm",
 	  "wind_from_direction", "deg", "degree" },
 };
 #define NPARAMS (sizeof PARAMS / sizeof PARAMS[0])

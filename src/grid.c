@@ -16,6 +16,7 @@
 #include "kernels.h"
 #include "log.h"
 #include "model.h"
+#include "proj.h"
 
 static enum west_status make_levels(struct west_grid *g,
 				    const struct west_config *c,
@@ -98,6 +99,41 @@ double west_grid_lowest_level(const struct west_grid *g, size_t i, size_t j, siz
 		return -1.0;
 	double ground = (double)g->terrain[j * g->nx + i] - g->base;
 	return 0.5 * (g->zf[c + 1] + fmax(g->zf[c], ground));
+}
+
+/* The convergence at grid-local (x, y) by the projection: the grid
+ * azimuth of true north, from a step of 1e-5 degrees north, negated. */
+static int convergence_at(const struct west_grid *g, double x, double y, double *gamma)
+{
+	double lon, lat, x2, y2;
+	char err[WEST_ERRLEN];
+
+	if (west_tm_inverse(&g->crs, g->x0 + x, g->y0 + y, &lon, &lat, err, sizeof err) ||
+	    west_tm_forward(&g->crs, lon, lat + 1e-5, &x2, &y2, err, sizeof err))
+		return 0;
+	*gamma = -atan2(x2 - (g->x0 + x), y2 - (g->y0 + y));
+	return 1;
+}
+
+static void find_convergence(struct west_grid *g)
+{
+	double xs[2] = { 0.5 * g->dx, ((double)g->nx - 0.5) * g->dx };
+	double ys[2] = { 0.5 * g->dy, ((double)g->ny - 0.5) * g->dy };
+
+	g->has_convergence = g->crs.has_tm;
+	for (int c = 0; c < 4 && g->has_convergence; c++)
+		g->has_convergence = convergence_at(g, xs[c & 1], ys[c >> 1], &g->convergence[c]);
+}
+
+double west_grid_convergence(const struct west_grid *g, double x, double y)
+{
+	if (!g->has_convergence)
+		return 0.0;
+	double w = ((double)g->nx - 1.0) * g->dx, h = ((double)g->ny - 1.0) * g->dy;
+	double a = w > 0 ? fmin(fmax((x - 0.5 * g->dx) / w, 0.0), 1.0) : 0.0;
+	double b = h > 0 ? fmin(fmax((y - 0.5 * g->dy) / h, 0.0), 1.0) : 0.0;
+	const double *c = g->convergence;
+	return (1 - b) * ((1 - a) * c[0] + a * c[1]) + b * ((1 - a) * c[2] + a * c[3]);
 }
 
 /* The lowest resolved level where it stands highest above the ground. */
@@ -218,6 +254,7 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 		return st;
 	}
 	find_lowest_level(g);
+	find_convergence(g);
 	char msg[512];
 	if (west_grid_coarse_on_high_ground(g, msg, sizeof msg))
 		west_log(WEST_LOG_WARNING, "grid: %s", msg);

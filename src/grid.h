@@ -56,6 +56,13 @@ struct west_grid {
 	 * there (m), the thickness of that cell (m) and the column. */
 	double lowest_agl_max, lowest_dz_there;
 	size_t lowest_i, lowest_j;
+	/* The meridian convergence (radians: the angle from true north to
+	 * grid north, clockwise positive) at the centres of the corner
+	 * columns, south-west, south-east, north-west, north-east, when the
+	 * CRS is transverse Mercator (has_convergence); answers rotate the
+	 * grid's u, v to true east and north by it (west_grid_convergence). */
+	int has_convergence;
+	double convergence[4];
 	struct west_crs crs;
 };
 
@@ -121,6 +128,14 @@ int west_grid_coarse_on_high_ground(const struct west_grid *g, char *msg, size_t
 
 /* The least open fraction of a cut cell that is not land. */
 #define WEST_CUT_MIN 0.1
+
+/*
+ * The meridian convergence (radians) at (x, y) m east and north of the
+ * corner (x0, y0): bilinear between the corner columns' values, clamped
+ * to them (across a domain of tens of kilometres it varies smoothly and
+ * almost linearly); 0 without a transverse Mercator CRS.
+ */
+double west_grid_convergence(const struct west_grid *g, double x, double y);
 
 /* zcalt[k] = the land threshold altitude of level k (m), k < nz: a cell is
  * land when it is below its column's terrain (the rules above). */

@@ -142,7 +142,11 @@ void west_model_stations(const struct west_grid *g, const struct west_obs_set *o
 		double x = o->x - g->x0, y = o->y - g->y0;
 		st[s] = (struct west_kstation){
 			.x = (float)x, .y = (float)y, .height = (float)o->height,
-			.speed = (float)o->speed, .direction = (float)o->direction,
+			.speed = (float)o->speed,
+			/* from true north (the observation's) to grid north */
+			.direction = (float)fmod(o->direction -
+						 west_grid_convergence(g, x, y) * 180.0 / M_PI +
+						 360.0, 360.0),
 			.mix = (float)west_mixing_height(o, use),
 		};
 		stab[s] = (float)o->stability;

@@ -103,9 +103,10 @@ void west_kgrid_init(struct west_kgrid *kg, const struct west_grid *g,
 		     const struct west_levels *l);
 
 /*
- * Stations in kernel form: st[s] (position from the grid corner and the
- * mixing height of west_mixing_height) and stab[s] (class as a float), for
- * s < obs->n.
+ * Stations in kernel form: st[s] (position from the grid corner, the
+ * direction from the grid's north: the observation's true direction less
+ * the meridian convergence there (grid.h), and the mixing height of
+ * west_mixing_height) and stab[s] (class as a float), for s < obs->n.
  */
 void west_model_stations(const struct west_grid *g, const struct west_obs_set *obs,
 			 enum west_land_use use, struct west_kstation *st,

@@ -33,6 +33,12 @@
  * the solve used (field.h), and w times z_agl / z_ref, so the wind is 0 at
  * the ground.
  *
+ * True north: with a transverse Mercator CRS, u and v are rotated from the
+ * grid's x and y to true east and north by the meridian convergence at the
+ * point (west_grid_convergence), so the direction is from true north; the
+ * field (and the snapshots' x_wind, y_wind) stay grid-relative.  Without
+ * such a CRS they are the grid's.
+ *
  * Validity: the domain includes its outer edges; a point is in the air when
  * z_agl >= 0 (ground: west_grid_ground_at, bilinear between column
  * centres) and z_msl is at most the top face.  A point on a face belongs to
@@ -241,8 +247,13 @@ static enum west_status wind_at(const struct west_grid *g, const struct west_fie
 		h = p->ground + zref - g->base;
 	}
 	locate(g, xl, yl, h, &wh);
-	p->u = (float)(scale_uv * component(g, f->u, 0, &wh));
-	p->v = (float)(scale_uv * component(g, f->v, 1, &wh));
+	double ug = scale_uv * component(g, f->u, 0, &wh);
+	double vg = scale_uv * component(g, f->v, 1, &wh);
+	double gam = west_grid_convergence(g, xl, yl);
+	/* grid x, y to true east, north: grid north lies gam clockwise of true
+	 * north */
+	p->u = (float)(ug * cos(gam) + vg * sin(gam));
+	p->v = (float)(vg * cos(gam) - ug * sin(gam));
 	p->w = (float)(scale_w * component(g, f->w, 2, &wh));
 	return WEST_OK;
 }

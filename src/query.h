@@ -17,7 +17,10 @@
  * lowest resolved level is carried down to the ground below it);
  * speed = hypot(u, v) (m/s);
  * direction is meteorological "from", degrees clockwise from north, in
- * [0, 360), and 0 when the speed is 0.
+ * [0, 360), and 0 when the speed is 0.  u, v and the direction are
+ * relative to true north when the grid's CRS is transverse Mercator (u, v
+ * rotated by the meridian convergence: query.c), to the grid's y axis
+ * otherwise.
  *
  * Every function is read-only on the grid and field, so many threads may
  * query one published field at once.

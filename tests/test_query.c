@@ -25,6 +25,7 @@
  */
 #include "model_fixture.h"
 #include "query.h"
+#include "proj.h"
 
 #include <stdint.h>
 
@@ -757,4 +758,68 @@ Test(query, narrow_valley_answers_at_2_and_10_m)
 		free(obs.obs);
 		teardown();
 	}
+}
+
+/* ---- true north ----------------------------------------------------------- */
+
+/*
+ * A flat grid 200 km east of its transverse Mercator central meridian
+ * (x 700000 m with false easting 500000 m, lon0 15 E, near 42 N), where
+ * grid north lies about 1.6 degrees clockwise of true north.  The
+ * convergence the grid computes is the spherical-earth formula
+ * atan(tan(dlon) sin(lat)) within 0.01 degree; a grid-relative westerly
+ * (u 5, v 0 on every face) answers as a true wind from 270 + gamma; and a
+ * station reporting a true westerly is read back as one (the model turns
+ * its direction to the grid and the answer turns it back).
+ */
+Test(query, winds_are_relative_to_true_north)
+{
+	struct west_config *c = malloc(sizeof *c);
+	struct west_dem dem = { .nx = 20, .ny = 16, .dx = 100, .dy = 100,
+				.x0 = 700000.0, .y0 = 4650000.0 };
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+	struct west_point p;
+
+	cr_assert_not_null(c);
+	dem.z = calloc(dem.nx * dem.ny, sizeof *dem.z);
+	cr_assert_not_null(dem.z);
+	snprintf(dem.crs.grid_mapping_name, sizeof dem.crs.grid_mapping_name,
+		 "transverse_mercator");
+	dem.crs.has_tm = 1, dem.crs.lon0 = 15.0, dem.crs.k0 = 0.9996;
+	dem.crs.false_easting = 500000.0;
+	west_config_defaults(c);
+	c->nz = 5, c->dz = 20;
+	cr_assert_eq(west_grid_init(&g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
+	free(dem.z);
+	free(c);
+	cr_assert(g.has_convergence);
+
+	double x = 1000, y = 800, lon, lat;
+	cr_assert_eq(west_tm_inverse(&g.crs, g.x0 + x, g.y0 + y, &lon, &lat, err, sizeof err),
+		     WEST_OK, "%s", err);
+	double want = atan(tan((lon - 15.0) * M_PI / 180) * sin(lat * M_PI / 180));
+	double gam = west_grid_convergence(&g, x, y);
+	cr_assert(gam > 0.025 && fabs(gam - want) < 0.01 * M_PI / 180,
+		  "convergence %.5f deg, spherical %.5f deg", gam * 180 / M_PI, want * 180 / M_PI);
+
+	alloc_field();
+	for (size_t i = 0; i < west_grid_nxfaces(&g); i++)
+		f.u[i] = 5.0f;
+	memset(f.v, 0, west_grid_nyfaces(&g) * sizeof *f.v);
+	memset(f.w, 0, west_grid_nzfaces(&g) * sizeof *f.w);
+	p = q(x, y, 50.0, WEST_ZREF_AGL);
+	cr_assert_float_eq(p.u, 5.0 * cos(gam), 1e-5);
+	cr_assert_float_eq(p.v, -5.0 * sin(gam), 1e-5);
+	cr_assert_float_eq(p.direction, 270.0 + gam * 180 / M_PI, 1e-3);
+	west_field_free(&f);
+
+	fix_opts(&o, 0, 1e-5, 1.25, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	fix_obs(&obs, "S", x + (700000.0 - FIX_X0), y, 10.0, 6.0, 270.0, 3);
+	fix_solve(&g, &obs, &o, &f);
+	p = q(x, y, 10.0, WEST_ZREF_AGL);
+	cr_assert_float_eq(p.direction, 270.0, 1e-3, "a true westerly reads %.4f", p.direction);
+	cr_assert_float_eq(p.speed, 6.0, 1e-3);
+	free(obs.obs);
 }

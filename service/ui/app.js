@@ -295,6 +295,16 @@
 
 	/* ------------------------------------------------------------- slices */
 
+	/* cos and sin of the meridian convergence at the domain's centre
+	 * (/v1/field grid.meridian_convergence: grid north lies that many
+	 * degrees clockwise of true north; 0 when westd does not know it).
+	 * The API answers winds towards true east and north; the map is drawn
+	 * on the grid. */
+	function gridTurn() {
+		const c = (st.grid && st.grid.meridian_convergence || 0) * Math.PI / 180;
+		return [Math.cos(c), Math.sin(c)];
+	}
+
 	async function fetchSlice(version) {
 		const g = st.grid;
 		const r = await get('/v1/field/slice?z=' + st.z + '&stride=' + stride(g, 3) +
@@ -303,12 +313,14 @@
 			throw new Error('/v1/field/slice: ' + r.status + ' ' + (r.body && r.body.detail));
 		const s = r.body, nx = s.x.length, ny = s.y.length;
 		const u = new Float32Array(nx * ny), v = new Float32Array(nx * ny);
+		const [cg, sg] = gridTurn();
 		let vmax = 0;
 		for (let j = 0; j < ny; j++)
 			for (let i = 0; i < nx; i++) {
 				const a = s.u[j][i], b = s.v[j][i], k = j * nx + i;
-				u[k] = a === null ? NaN : a;
-				v[k] = b === null ? NaN : b;
+				// true east, north back to the grid's x, y, which the map draws
+				u[k] = a === null || b === null ? NaN : a * cg - b * sg;
+				v[k] = a === null || b === null ? NaN : a * sg + b * cg;
 				if (a !== null && b !== null)
 					vmax = Math.max(vmax, Math.hypot(a, b));
 			}
@@ -543,7 +555,9 @@
 	/* A station: a disc, its observed wind as an arrow pointing downwind
 	 * (scaled like the field's arrows), its name. */
 	function drawStation(ctx, o) {
-		const [px, py] = toScreen(o.x, o.y), th = o.direction * Math.PI / 180;
+		const [px, py] = toScreen(o.x, o.y);
+		const th = o.direction * Math.PI / 180 -
+			Math.asin(gridTurn()[1]);   // true north to the grid's
 		const u = -o.speed * Math.sin(th), v = -o.speed * Math.cos(th);
 		const vref = st.slice ? st.slice.vref : Math.max(o.speed, 1);
 		const len = ARROW_PX * 1.4 * (0.3 + 0.7 * Math.min(o.speed / vref, 1));
