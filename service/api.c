@@ -195,8 +195,6 @@ static void field_head(json_t *o, const struct west_published *p)
 
 json_t *api_grid_json(const struct west_grid *g)
 {
-	char msg[512];
-	int coarse = west_grid_coarse_on_high_ground(g, msg, sizeof msg);
 	json_t *j = json_pack("{s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s?, s:s?, s:s?}",
 			 "nx", (json_int_t)g->nx, "ny", (json_int_t)g->ny,
 			 "nz", (json_int_t)g->nz, "dx", g->dx, "dy", g->dy,
@@ -205,7 +203,7 @@ json_t *api_grid_json(const struct west_grid *g)
 			 "terrain_min", (double)g->terrain_min,
 			 "terrain_max", (double)g->terrain_max,
 			 "lowest_level_agl_max", g->lowest_agl_max,
-			 "levels_warning", coarse ? msg : NULL,
+			 "levels_warning", g->levels_warning[0] ? g->levels_warning : NULL,
 			 "grid_mapping", g->crs.grid_mapping_name[0] ?
 			 g->crs.grid_mapping_name : NULL, "crs_wkt", g->crs.wkt);
 	/* degrees, at the domain's centre: null where true north is unknown */

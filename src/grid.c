@@ -153,19 +153,22 @@ static void find_lowest_level(struct west_grid *g)
 		}
 }
 
-int west_grid_coarse_on_high_ground(const struct west_grid *g, char *msg, size_t len)
+/* levels_warning (grid.h), once per grid. */
+static void say_coarse_levels(struct west_grid *g)
 {
 	double dz0 = g->zf[1] - g->zf[0];
 
+	g->levels_warning[0] = '\0';
 	if (g->lowest_dz_there <= 2.0 * dz0)
-		return 0;
-	snprintf(msg, len, "levels count from the grid base: on high ground (column %zu, %zu, "
+		return;
+	snprintf(g->levels_warning, sizeof g->levels_warning,
+		 "levels count from the grid base: on high ground (column %zu, %zu, "
 		 "ground %.1f m) the lowest air cell is %.1f m thick against %.1f m at the "
 		 "base, and its centre %.1f m above the ground; answers below that height "
 		 "come from the power law (give thinner levels higher up to resolve it)",
 		 g->lowest_i, g->lowest_j, (double)g->terrain[g->lowest_j * g->nx + g->lowest_i],
 		 g->lowest_dz_there, dz0, g->lowest_agl_max);
-	return 1;
+	west_log(WEST_LOG_WARNING, "grid: %s", g->levels_warning);
 }
 
 /* WEST steps 4 and 7 (kernels/land.c, kernels/transparency.c), timed. */
@@ -254,10 +257,8 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 		return st;
 	}
 	find_lowest_level(g);
+	say_coarse_levels(g);
 	find_convergence(g);
-	char msg[512];
-	if (west_grid_coarse_on_high_ground(g, msg, sizeof msg))
-		west_log(WEST_LOG_WARNING, "grid: %s", msg);
 	return WEST_OK;
 }
 

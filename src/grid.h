@@ -56,6 +56,13 @@ struct west_grid {
 	 * there (m), the thickness of that cell (m) and the column. */
 	double lowest_agl_max, lowest_dz_there;
 	size_t lowest_i, lowest_j;
+	/* "" when the levels resolve high ground as they resolve the lowest
+	 * (the lowest air cell of that column at most twice as thick as level
+	 * 0); otherwise a sentence for the log and the summaries saying where
+	 * they do not (levels count from the grid base, so stretched levels
+	 * put high ground in thick cells, and near-ground answers there rest on
+	 * the power law over a greater height). */
+	char levels_warning[512];
 	/* The meridian convergence (radians: the angle from true north to
 	 * grid north, clockwise positive) at the centres of the corner
 	 * columns, south-west, south-east, north-west, north-east, when the
@@ -115,16 +122,6 @@ size_t west_grid_bytes(const struct west_grid *g);
 /* Ground altitude (m) at (x, y) m east and north of the corner (x0, y0):
  * bilinear between column centres, clamped to the outermost centres. */
 double west_grid_ground_at(const struct west_grid *g, double x, double y);
-
-/*
- * Whether the levels resolve high ground as they resolve the lowest: 0
- * when the lowest air cell of every column is at most twice as thick as
- * level 0; otherwise 1, with a sentence for the log and the summaries in
- * msg (levels count from the grid base, so stretched levels put high
- * ground in thick cells, and near-ground answers there rest on the power
- * law over a greater height).
- */
-int west_grid_coarse_on_high_ground(const struct west_grid *g, char *msg, size_t len);
 
 /* The least open fraction of a cut cell that is not land. */
 #define WEST_CUT_MIN 0.1
