@@ -204,7 +204,7 @@ WEST_HD float west_side_t(const struct west_kgrid *g, int cut, int axis, long i,
 /* 6. A face velocity times its transparency t (0 on a closed face). */
 WEST_HD float west_times_t(float u, float t)
 {
-	return t == 0.0f ? 0.0f : t == 1.0f ? u : t * u;
+	return t == 0.0f ? 0.0f : t * u;
 }
 
 /* 8. Constants of a red-black pass, computed once on the host. */

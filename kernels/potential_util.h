@@ -32,8 +32,8 @@ WEST_HD size_t west_pslot(const struct west_plevel *l, size_t i, size_t j, size_
 	return ((i + j + k) & 1) * l->ncol + (i >> 1) + l->hx * (j + l->ny * k);
 }
 
-/* Level 0: the conductances of cut cell (i, j, k)'s side faces times
- * their transparencies. */
+/* Level 0: g[W..N], per side face of cut cell (i, j, k) (a conductance,
+ * or the factor of u += alpha T grad x), times the face's transparency. */
 WEST_HD void west_pcut(const struct west_plevel *l, size_t i, size_t j, size_t k,
 		       float g[6])
 {
@@ -211,20 +211,19 @@ WEST_HD void west_papply_at(const struct west_kgrid *g, const struct west_plevel
 	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
 	size_t zb = west_kc(nx, ny, i, j, k);
 
-	/* a cut cell's side faces move by T grad x */
-	float ax = alpha * o->rdx, ay = alpha * o->rdy, tw = 1.0f, te = 1.0f, ts = 1.0f, tn = 1.0f;
+	/* the side faces' factors, a cut cell's times their transparencies */
+	float m[6] = { alpha * o->rdx, alpha * o->rdx, alpha * o->rdy, alpha * o->rdy,
+		       0.0f, 0.0f };
 	if (code >> WEST_PF_CUT & 1)
-		tw = l0->tx[xw], te = l0->tx[xw + 1], ts = l0->ty[ys], tn = l0->ty[ys + nx];
+		west_pcut(l0, i, j, k, m);
 	if (code >> WEST_PF_W & 1)
-		u[xw] += west_times_t(ax, tw) *
-			 (xc - (i > 0 ? x[west_pslot(l0, i - 1, j, k)] : 0.0f));
+		u[xw] += m[WEST_PF_W] * (xc - (i > 0 ? x[west_pslot(l0, i - 1, j, k)] : 0.0f));
 	if ((code >> WEST_PF_E & 1) && i + 1 == nx)
-		u[xw + 1] += west_times_t(ax, te) * (0.0f - xc);
+		u[xw + 1] += m[WEST_PF_E] * (0.0f - xc);
 	if (code >> WEST_PF_S & 1)
-		v[ys] += west_times_t(ay, ts) *
-			 (xc - (j > 0 ? x[west_pslot(l0, i, j - 1, k)] : 0.0f));
+		v[ys] += m[WEST_PF_S] * (xc - (j > 0 ? x[west_pslot(l0, i, j - 1, k)] : 0.0f));
 	if ((code >> WEST_PF_N & 1) && j + 1 == ny)
-		v[ys + nx] += west_times_t(ay, tn) * (0.0f - xc);
+		v[ys + nx] += m[WEST_PF_N] * (0.0f - xc);
 	if ((code >> WEST_PF_B & 1) && k > 0)
 		w[zb] += alpha * o->eta * g->rdzf[k] * (xc - x[west_pslot(l0, i, j, k - 1)]);
 	if ((code >> WEST_PF_T & 1) && k + 1 == g->nz)
