@@ -26,29 +26,19 @@ docs/operations.md; CHROMIUM, CHROMEDRIVER: other paths).  Exits 77 with
 network: the browser starts with a fresh profile and no background
 traffic.
 """
-import datetime
-import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
+
+from westd_proc import BUILD, Westd, skip
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
-SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
-BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 CLICK = (504000.0, 4653000.0)   # in the air at 10 m, 1.3 km from the nearest station
 SHOWN_S = 5                     # a new field on the page: "within a few seconds"
 AGE_S = 630                     # v1's valid time before now: "10 min" on the page for 30 s
-
-
-def skip(why):
-    print(f"1..0 # SKIP {why}")
-    sys.exit(77)
 
 
 try:
@@ -62,74 +52,6 @@ except ImportError:
 for path in (CHROMIUM, CHROMEDRIVER):
     if not os.access(path, os.X_OK):
         skip(f"{path} is missing (Debian: apt-get install chromium chromium-driver)")
-
-
-class Westd:
-    """The daemon under test, on a free port with its state in tmp."""
-
-    def __init__(self, tmp):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(os.path.join(tmp, "westd.log"), "w+")
-        sets = [f"terrain={SRC}/data/default.asc", f"listen=127.0.0.1:{self.port}",
-                f"state_dir={tmp}/state", "backend=cpu",
-                f"iterations={os.environ.get('WESTD_ITERATIONS', '100')}"]
-        argv = [os.path.join(BUILD, "westd"), "--foreground"]
-        for kv in sets:
-            argv += ["--set", kv]
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
-        for _ in range(600):
-            if self.proc.poll() is not None:
-                break
-            try:
-                self.get("/livez")
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("westd did not answer /livez:\n" + self.log_text())
-
-    def log_text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
-            return json.load(r)
-
-    def post_obs(self, speeds, ago=0):
-        """The sample set at the time ago s before now with these station
-        speeds; the version promised."""
-        with open(os.path.join(SRC, "data/obs/default.json")) as f:
-            doc = json.load(f)
-        when = (datetime.datetime.now(datetime.timezone.utc) -
-                datetime.timedelta(seconds=ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        for o, s in zip(doc["observations"], speeds):
-            o["time"], o["speed"] = when, s
-        req = urllib.request.Request(self.url + "/v1/observations",
-                                     data=json.dumps(doc).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.load(r)["field_version"]
-
-    def wait_version(self, v, limit=60):
-        t0 = time.time()
-        while time.time() - t0 < limit:
-            f = self.get("/v1/status")["field"]
-            if f and f["version"] >= v:
-                return
-            time.sleep(0.05)
-        raise RuntimeError(f"no field v{v} within {limit} s:\n" + self.log_text())
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 def browser(profile):
@@ -295,7 +217,7 @@ def main():
     w = drv = None
     tap = Tap(9)
     try:
-        w = Westd(tmp)
+        w = Westd(tmp, os.environ.get("WESTD_ITERATIONS", "100"))
         drv = browser(os.path.join(tmp, "profile"))
         run(tap, w, drv, shot)
     except Exception as e:

@@ -16,24 +16,12 @@ as make check sets them; default: the current directory).  Exits 77 with
 "1..0 # SKIP why" when owslib is not installed for this python3
 (tests/owslib_test.sh turns that into the TAP skip).
 """
-import datetime
-import json
-import os
-import socket
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 
-SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
-BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
+from westd_proc import Westd, skip
+
 OPENAPI = "application/vnd.oai.openapi+json;version=3.0"
-
-
-def skip(why):
-    print(f"1..0 # SKIP {why}")
-    sys.exit(77)
 
 
 try:
@@ -42,68 +30,6 @@ try:
 except ImportError:
     skip(f"OWSLib is not installed for {sys.executable} "
          "(Debian: apt-get install python3-owslib)")
-
-
-class Westd:
-    """The daemon under test, on a free port with its state in tmp."""
-
-    def __init__(self, tmp):
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        self.port = s.getsockname()[1]
-        s.close()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(os.path.join(tmp, "westd.log"), "w+")
-        argv = [os.path.join(BUILD, "westd"), "--foreground"]
-        for kv in (f"terrain={SRC}/data/default.asc", f"listen=127.0.0.1:{self.port}",
-                   f"state_dir={tmp}/state", "backend=cpu", "iterations=20"):
-            argv += ["--set", kv]
-        self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
-        for _ in range(600):
-            if self.proc.poll() is not None:
-                break
-            try:
-                self.get("/livez")
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("westd did not answer /livez:\n" + self.log_text())
-
-    def log_text(self):
-        self.log.seek(0)
-        return self.log.read()
-
-    def get(self, path):
-        with urllib.request.urlopen(self.url + path, timeout=10) as r:
-            return json.load(r)
-
-    def post_sample(self):
-        """data/obs/default.json dated now; waits for its field."""
-        with open(os.path.join(SRC, "data/obs/default.json")) as f:
-            doc = json.load(f)
-        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        for o in doc["observations"]:
-            o["time"] = now
-        req = urllib.request.Request(self.url + "/v1/observations",
-                                     data=json.dumps(doc).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as r:
-            v = json.load(r)["field_version"]
-        t0 = time.time()
-        while time.time() - t0 < 60:
-            f = self.get("/v1/status")["field"]
-            if f and f["version"] >= v:
-                return
-            time.sleep(0.05)
-        raise RuntimeError("no field within 60 s:\n" + self.log_text())
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
 
 
 class Tap:
@@ -189,9 +115,9 @@ def run(tap, w):
 def main():
     tap = Tap(4)
     with tempfile.TemporaryDirectory(prefix="westd-owslib-") as tmp:
-        w = Westd(tmp)
+        w = Westd(tmp, 20)
         try:
-            w.post_sample()
+            w.wait_version(w.post_obs())
             run(tap, w)
         finally:
             w.stop()
