@@ -11,11 +11,12 @@
  *
  * Ingest (westd_ingest), from any thread: parse against the current grid,
  * check the valid time (obs_max_age, obs_max_future, never older than the
- * newest accepted set), save durably, submit to the worker, all under ingest_lock so that ids
- * (the observation store's sequence numbers) and promised versions are in
- * the same order.  Nothing is applied on a refusal: a set that does not
- * parse is neither saved nor submitted; a set that cannot be saved is not
- * submitted (an accepted set is never lost).
+ * newest accepted set), save durably, submit to the worker, all under
+ * ingest_lock so that ids (the observation store's sequence numbers) and
+ * promised versions are in the same order.  Nothing is applied on a
+ * refusal: a set that does not parse is neither saved nor submitted; a
+ * set that cannot be saved is not submitted (an accepted set is never
+ * lost).
  *
  * Reload (westd_reload, SIGHUP, main thread): read the config again with the
  * same --set overrides; refuse it whole (log, keep the running one) when
