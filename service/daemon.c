@@ -179,8 +179,9 @@ void westd_live(struct westd *d, struct westd_live *out)
 
 static struct west_obs_opts obs_opts(const struct westd *d)
 {
-	struct west_obs_opts o = { &d->grid->g, (size_t)d->conf.max_stations,
-				   d->conf.allow_outside };
+	struct west_obs_opts o = { .grid = &d->grid->g,
+				   .max_stations = (size_t)d->conf.max_stations,
+				   .allow_outside = d->conf.allow_outside };
 	return o;
 }
 

@@ -61,8 +61,9 @@ static int load_inputs(struct run_ctx *x)
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;
 	}
-	oo = (struct west_obs_opts){ &x->grid, (size_t)x->c->max_stations,
-				     x->c->allow_outside };
+	oo = (struct west_obs_opts){ .grid = &x->grid,
+				     .max_stations = (size_t)x->c->max_stations,
+				     .allow_outside = x->c->allow_outside };
 	if (west_obs_load(x->o->obs, &oo, &x->obs, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;

@@ -1,8 +1,17 @@
 /*
- * obs.c: what the two observation readers share (obs.h): field range
- * checks, placing a station on the grid, duplicate ids, the set's life
- * cycle, time stamps, the stability rules, and west_obs_load, which reads
- * a file and hands it to obs_json.c or obs_csv.c by its extension.
+ * obs.c: what the observation readers share (obs.h): field range checks,
+ * placing a station on the grid, duplicate ids, the set's life cycle, the
+ * pick of one record per station from a time series, time stamps, the
+ * stability rules, and west_obs_load, which reads a file and hands it to
+ * obs_json.c, obs_csv.c or obs_list.c by its extension and content.
+ *
+ * The pick (docs/api.md, "Time series"): records are grouped by station
+ * id (sorted by id, then time, then reading order).  Two records of one
+ * station with one time are refused.  PICK_NEWEST keeps each station's
+ * newest record; PICK_NEAREST the one with the smallest |time - T|, the
+ * earlier of two equally near (it was known at T), and leaves the station
+ * out when that exceeds the window.  The kept stations are in the order
+ * of their first record.
  *
  * Invariants of an accepted set: 1 <= n <= max_stations (when a limit is
  * set); ids unique, 1..63 printable ASCII bytes, no space at either end;
@@ -29,6 +38,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,9 +120,7 @@ void west_obs_set_free(struct west_obs_set *set)
 	if (!set)
 		return;
 	free(set->obs);
-	set->obs = NULL;
-	set->n = 0;
-	set->valid_time = 0;
+	memset(set, 0, sizeof *set);
 }
 
 void west_obs_set_finish(struct west_obs_set *set)
@@ -144,6 +152,300 @@ const char *west_stability_name(int stability)
 	static const char *const names[WEST_NSTAB] = { "A", "B", "C", "D", "E", "F" };
 
 	return stability >= 0 && stability < WEST_NSTAB ? names[stability] : "?";
+}
+
+/* ---- records before the pick ---------------------------------------- */
+
+void west_obs_rows_init(struct west_obs_rows *rows, const struct west_obs_opts *o)
+{
+	memset(rows, 0, sizeof *rows);
+	rows->received = o && o->received ? o->received : (long long)time(NULL);
+}
+
+struct west_obs *west_obs_rows_add(struct west_obs_rows *rows, struct west_obs_from **from)
+{
+	struct west_obs *ob;
+
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? 2 * rows->cap : 64;
+		struct west_obs *r = realloc(rows->r, cap * sizeof *r);
+		struct west_obs_from *f = r ? realloc(rows->from, cap * sizeof *f) : NULL;
+
+		if (r)
+			rows->r = r;
+		if (!f)
+			return NULL;
+		rows->from = f, rows->cap = cap;
+	}
+	ob = memset(&rows->r[rows->n], 0, sizeof *ob);
+	ob->inv_L = ob->z0 = NAN;
+	*from = memset(&rows->from[rows->n++], 0, sizeof **from);
+	return ob;
+}
+
+void west_obs_rows_free(struct west_obs_rows *rows)
+{
+	free(rows->r);
+	free(rows->from);
+	memset(rows, 0, sizeof *rows);
+}
+
+/* ---- the pick -------------------------------------------------------- */
+
+struct kept {
+	size_t first;   /* the station's first record */
+	size_t rec;     /* the record kept */
+};
+
+struct pick {
+	const struct west_obs_rows *rows;
+	const struct west_obs_opts *o;
+	const struct west_obs **v;  /* the records sorted by id, time, order */
+	struct kept *keep;          /* per station kept */
+	size_t nkeep;
+	size_t *out;                /* per station left out: its nearest record */
+	size_t nout;
+};
+
+/* By id, then time, then reading order (the pointers are into one array). */
+static int cmp_id_time(const void *a, const void *b)
+{
+	const struct west_obs *p = *(const struct west_obs *const *)a;
+	const struct west_obs *q = *(const struct west_obs *const *)b;
+	int c = strcmp(p->id, q->id);
+
+	if (c)
+		return c;
+	if (p->time != q->time)
+		return p->time < q->time ? -1 : 1;
+	return p < q ? -1 : p > q;
+}
+
+/* "[FILE: ]line N (station "X")", or "station N (id "X")" without origins. */
+static void rec_label(const struct west_obs_rows *rows, size_t i, char *buf, size_t size)
+{
+	const struct west_obs_from *f = rows->from ? &rows->from[i] : NULL;
+
+	if (!f)
+		snprintf(buf, size, "station %zu (id \"%s\")", i + 1, rows->r[i].id);
+	else
+		snprintf(buf, size, "%s%sline %zu (station \"%s\")", f->file ? f->file : "",
+			 f->file ? ": " : "", f->line, rows->r[i].id);
+}
+
+/* Two records of one station at one time: the pair whose later record
+ * comes first in reading order. */
+static enum west_status pick_duplicates(const struct pick *p, char *err, size_t errlen)
+{
+	const struct west_obs *r = p->rows->r;
+	size_t best = p->rows->n, a = 0;
+	char lb[WEST_ERRLEN / 2], la[WEST_ERRLEN / 2], when[32];
+
+	for (size_t k = 1; k < p->rows->n; k++) {
+		const struct west_obs *x = p->v[k - 1], *y = p->v[k];
+		if (strcmp(x->id, y->id) == 0 && x->time == y->time &&
+		    (size_t)(y - r) < best)
+			best = (size_t)(y - r), a = (size_t)(x - r);
+	}
+	if (best == p->rows->n)
+		return WEST_OK;
+	rec_label(p->rows, best, lb, sizeof lb);
+	if (p->rows->from && p->rows->from[a].file == p->rows->from[best].file)
+		snprintf(la, sizeof la, "line %zu", p->rows->from[a].line);
+	else
+		rec_label(p->rows, a, la, sizeof la);
+	west_obs_time_format(r[best].time, when, sizeof when);
+	return west_fail(err, errlen, WEST_ERR_INVALID, "%s: Station_Name: duplicate of "
+			 "%s (the same station at the same time, %s)", lb, la, when);
+}
+
+/* The record of group v[a..b) to keep, or (size_t)-1 to leave it out;
+ * *near gets its nearest record either way. */
+static size_t pick_one(const struct pick *p, size_t a, size_t b, size_t *near)
+{
+	const struct west_obs *base = p->rows->r;
+	size_t k = b - 1;
+
+	if (p->o->pick == WEST_OBS_PICK_NEAREST) {
+		long long best = LLONG_MAX;
+		for (size_t j = a; j < b; j++) {
+			long long d = llabs(p->v[j]->time - p->o->time);
+			if (d < best)  /* sorted by time: the earlier wins a tie */
+				best = d, k = j;
+		}
+		*near = (size_t)(p->v[k] - base);
+		return best <= p->o->window ? *near : (size_t)-1;
+	}
+	*near = (size_t)(p->v[k] - base);
+	return *near;
+}
+
+/* Group the sorted records by station and choose from each. */
+static void pick_groups(struct pick *p)
+{
+	const struct west_obs *base = p->rows->r;
+	size_t n = p->rows->n;
+
+	for (size_t a = 0, b; a < n; a = b) {
+		size_t first = (size_t)(p->v[a] - base), near, k;
+		for (b = a + 1; b < n && strcmp(p->v[b]->id, p->v[a]->id) == 0; b++)
+			if ((size_t)(p->v[b] - base) < first)
+				first = (size_t)(p->v[b] - base);
+		k = pick_one(p, a, b, &near);
+		if (k == (size_t)-1) {
+			p->out[p->nout++] = near;
+			continue;
+		}
+		p->keep[p->nkeep].first = first;
+		p->keep[p->nkeep++].rec = k;
+	}
+}
+
+/* No station left: say what the records held. */
+static enum west_status pick_none(const struct pick *p, char *err, size_t errlen)
+{
+	long long lo = LLONG_MAX, hi = LLONG_MIN;
+	char t[32], a[32], b[32];
+
+	for (size_t i = 0; i < p->rows->n; i++) {
+		lo = p->rows->r[i].time < lo ? p->rows->r[i].time : lo;
+		hi = p->rows->r[i].time > hi ? p->rows->r[i].time : hi;
+	}
+	west_obs_time_format(p->o->time, t, sizeof t);
+	west_obs_time_format(lo, a, sizeof a);
+	west_obs_time_format(hi, b, sizeof b);
+	return west_fail(err, errlen, WEST_ERR_INVALID, "no station has a record within "
+			 "%lld s of %s (%zu station%s, records from %s to %s)",
+			 p->o->window, t, p->nout, p->nout == 1 ? "" : "s", a, b);
+}
+
+/* By the station's first record (each station has its own). */
+static int cmp_first(const void *a, const void *b)
+{
+	const struct kept *p = a, *q = b;
+
+	return p->first < q->first ? -1 : p->first > q->first;
+}
+
+/* The set of the kept records, with its times. */
+static enum west_status pick_fill(const struct pick *p, struct west_obs_set *set,
+				  char *err, size_t errlen)
+{
+	struct west_obs_times *t = &set->times;
+	size_t no_tm = 0;
+
+	if (west_obs_set_alloc(set, p->nkeep, err, errlen) != WEST_OK)
+		return WEST_ERR_NOMEM;
+	t->pick = p->o->pick;
+	t->time = p->o->pick == WEST_OBS_PICK_NEAREST ? p->o->time : 0;
+	t->window = p->o->pick == WEST_OBS_PICK_NEAREST ? p->o->window : 0;
+	t->records = p->rows->n, t->left_out = p->nout, t->received = p->rows->received;
+	for (size_t i = 0; i < p->nkeep; i++) {
+		size_t k = p->keep[i].rec;
+		const struct west_obs_from *f = p->rows->from ? &p->rows->from[k] : NULL;
+		set->obs[i] = p->rows->r[k];
+		t->undated += f && f->undated;
+		no_tm += f && f->no_tm;
+	}
+	west_obs_set_finish(set);
+	t->stations = set->n, t->oldest = t->newest = set->valid_time;
+	for (size_t i = 0; i < set->n; i++)
+		t->oldest = set->obs[i].time < t->oldest ? set->obs[i].time : t->oldest;
+	if (no_tm)
+		west_log(WEST_LOG_WARNING, "%zu PROJCS station(s): the terrain has no "
+			 "transverse Mercator grid_mapping, so no solar elevation; "
+			 "stability class D used", no_tm);
+	return WEST_OK;
+}
+
+/* A warning per station left out, naming its nearest record's time. */
+static void pick_warn(const struct pick *p)
+{
+	char t[32], near[32];
+
+	west_obs_time_format(p->o->time, t, sizeof t);
+	for (size_t i = 0; i < p->nout; i++) {
+		const struct west_obs *ob = &p->rows->r[p->out[i]];
+		west_obs_time_format(ob->time, near, sizeof near);
+		west_log(WEST_LOG_WARNING, "station \"%s\" left out: no record within %lld s "
+			 "of %s (the nearest is %s)", ob->id, p->o->window, t, near);
+	}
+}
+
+static enum west_status pick_run(struct pick *p, struct west_obs_set *set,
+				 char *err, size_t errlen)
+{
+	size_t n = p->rows->n;
+	enum west_status s;
+
+	for (size_t i = 0; i < n; i++)
+		p->v[i] = &p->rows->r[i];
+	qsort(p->v, n, sizeof *p->v, cmp_id_time);
+	if ((s = pick_duplicates(p, err, errlen)) != WEST_OK)
+		return s;
+	pick_groups(p);
+	if (p->nkeep == 0)
+		return pick_none(p, err, errlen);
+	if ((s = west_obs_check_count(p->nkeep, p->o, err, errlen)) != WEST_OK)
+		return s;
+	qsort(p->keep, p->nkeep, sizeof *p->keep, cmp_first);
+	if ((s = pick_fill(p, set, err, errlen)) == WEST_OK)
+		pick_warn(p);
+	return s;
+}
+
+enum west_status west_obs_pick(const struct west_obs_rows *rows,
+			       const struct west_obs_opts *o,
+			       struct west_obs_set *set, char *err, size_t errlen)
+{
+	struct pick p = { rows, o, NULL, NULL, 0, NULL, 0 };
+	size_t n = rows->n;
+	enum west_status s;
+
+	memset(set, 0, sizeof *set);
+	if (n == 0)
+		return west_obs_check_count(0, o, err, errlen);
+	p.v = malloc(n * sizeof *p.v);
+	p.keep = malloc(n * sizeof *p.keep);
+	p.out = malloc(n * sizeof *p.out);
+	if (!p.v || !p.keep || !p.out)
+		s = west_fail(err, errlen, WEST_ERR_NOMEM, "cannot allocate the pick of "
+			      "%zu records", n);
+	else
+		s = pick_run(&p, set, err, errlen);
+	free(p.v);
+	free(p.keep);
+	free(p.out);
+	if (s != WEST_OK)
+		west_obs_set_free(set);
+	return s;
+}
+
+void west_obs_times_describe(const struct west_obs_times *t, char *buf, size_t size)
+{
+	char a[32], b[32], at[32], span[80], rule[96], out[40] = "", undated[128] = "";
+
+	west_obs_time_format(t->oldest, a, sizeof a);
+	west_obs_time_format(t->newest, b, sizeof b);
+	if (t->oldest == t->newest)
+		snprintf(span, sizeof span, "all at %s", a);
+	else
+		snprintf(span, sizeof span, "%s to %s", a, b);
+	west_obs_time_format(t->time, at, sizeof at);
+	if (t->pick == WEST_OBS_PICK_NEAREST)
+		snprintf(rule, sizeof rule, "the record of each nearest %s within %lld s",
+			 at, t->window);
+	else
+		snprintf(rule, sizeof rule, "the newest record of each");
+	if (t->pick == WEST_OBS_PICK_NEAREST && t->left_out)
+		snprintf(out, sizeof out, " (%zu left out)", t->left_out);
+	west_obs_time_format(t->received, at, sizeof at);
+	if (t->undated)
+		snprintf(undated, sizeof undated, "; %zu without date_time, at the time of "
+			 "receipt %s", t->undated, at);
+	snprintf(buf, size, "%zu station%s%s, %s (%zu record%s read): %s%s", t->stations,
+		 t->stations == 1 ? "" : "s", out, rule, t->records,
+		 t->records == 1 ? "" : "s", span, undated);
 }
 
 /* ---- position -------------------------------------------------------- */
@@ -407,28 +709,32 @@ static int ends_with_csv(const char *path)
 	return n >= 4 && strcasecmp(path + n - 4, ".csv") == 0;
 }
 
-static enum west_status too_large(unsigned long long n, char *err, size_t errlen)
+static enum west_status too_large(unsigned long long n, unsigned long long max,
+				  char *err, size_t errlen)
 {
-	return west_fail(err, errlen, WEST_ERR_INVALID,
-			 "%llu bytes or more, larger than the %llu MiB limit for "
-			 "observation files", n, OBS_FILE_MAX >> 20);
+	if (max % (1ull << 20) == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%llu bytes or more, larger than the %llu MiB limit for "
+				 "observation files", n, max >> 20);
+	return west_fail(err, errlen, WEST_ERR_INVALID, "%llu bytes or more, larger than "
+			 "the limit of %llu bytes for observation files", n, max);
 }
 
-/* The whole file into *buf (*len bytes); refuses more than OBS_FILE_MAX. */
-static enum west_status read_file(FILE *f, char **buf, size_t *len,
-				  char *err, size_t errlen)
+/* The whole of f into *buf (*len bytes); refuses more than max. */
+static enum west_status read_stream(FILE *f, unsigned long long max, char **buf,
+				    size_t *len, char *err, size_t errlen)
 {
 	size_t cap = 0, n = 0;
 	char *p = NULL, *q;
 	struct stat st;
 
 	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    (unsigned long long)st.st_size > OBS_FILE_MAX)
-		return too_large((unsigned long long)st.st_size, err, errlen);
+	    (unsigned long long)st.st_size > max)
+		return too_large((unsigned long long)st.st_size, max, err, errlen);
 	do {
 		cap = cap ? 2 * cap : 65536;
-		if (cap > OBS_FILE_MAX + 1)
-			cap = OBS_FILE_MAX + 1;
+		if (cap > max + 1)
+			cap = max + 1;
 		q = realloc(p, cap);
 		if (!q) {
 			free(p);
@@ -436,11 +742,11 @@ static enum west_status read_file(FILE *f, char **buf, size_t *len,
 		}
 		p = q;
 		n += fread(p + n, 1, cap - n, f);
-	} while (n == cap && cap <= OBS_FILE_MAX);
-	if (ferror(f) || n > OBS_FILE_MAX) {
+	} while (n == cap && cap <= max);
+	if (ferror(f) || n > max) {
 		int e = errno;
 		free(p);
-		return n > OBS_FILE_MAX ? too_large(n, err, errlen)
+		return n > max ? too_large(n, max, err, errlen)
 		     : west_fail(err, errlen, WEST_ERR_IO, "cannot read: %s", strerror(e));
 	}
 	*buf = p;
@@ -448,25 +754,50 @@ static enum west_status read_file(FILE *f, char **buf, size_t *len,
 	return WEST_OK;
 }
 
+enum west_status west_obs_read_file(const char *path, unsigned long long max,
+				    char **buf, size_t *len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	enum west_status s;
+
+	*buf = NULL, *len = 0;
+	if (!f)
+		return west_fail(err, errlen, WEST_ERR_IO, "cannot open: %s", strerror(errno));
+	s = read_stream(f, max, buf, len, err, errlen);
+	fclose(f);
+	return s;
+}
+
+/* The directory part of path ("." when it has none) into buf. */
+static void dir_of(const char *path, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(buf, size, ".");
+	else if (slash == path)
+		snprintf(buf, size, "/");
+	else
+		snprintf(buf, size, "%.*s", (int)(slash - path), path);
+}
+
 enum west_status west_obs_load(const char *path, const struct west_obs_opts *o,
 			       struct west_obs_set *set, char *err, size_t errlen)
 {
-	char msg[WEST_ERRLEN], *buf = NULL;
+	char msg[WEST_ERRLEN], *buf = NULL, dir[PATH_MAX];
 	size_t len = 0;
 	enum west_status s;
-	FILE *f;
 
 	memset(set, 0, sizeof *set);
-	f = fopen(path, "rb");
-	if (!f)
-		return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open: %s",
-				 path, strerror(errno));
-	s = read_file(f, &buf, &len, msg, sizeof msg);
-	fclose(f);
-	if (s == WEST_OK && ends_with_csv(path))
+	s = west_obs_read_file(path, OBS_FILE_MAX, &buf, &len, msg, sizeof msg);
+	if (s == WEST_OK && ends_with_csv(path) && west_obs_is_list(buf, len)) {
+		dir_of(path, dir, sizeof dir);
+		s = west_obs_parse_list(buf, len, dir, OBS_FILE_MAX, o, set, msg, sizeof msg);
+	} else if (s == WEST_OK && ends_with_csv(path)) {
 		s = west_obs_parse_csv(buf, len, o, set, msg, sizeof msg);
-	else if (s == WEST_OK)
+	} else if (s == WEST_OK) {
 		s = west_obs_parse_json(buf, len, o, set, msg, sizeof msg);
+	}
 	free(buf);
 	if (s != WEST_OK)
 		return west_fail(err, errlen, s, "%s: %s", path, msg);

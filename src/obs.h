@@ -2,10 +2,19 @@
  * obs.h: meteorological station observations, what one solve uses.
  *
  * An observation set is read whole from JSON (the schema of docs/api.md,
- * "Observations") or from CSV in WindNinja's station format, validated
- * against the grid, and either accepted whole or refused whole: on any
- * error the set is left empty and err names the record (1-based position,
- * and the station id when one was read) and the field.
+ * "Observations"), from CSV in WindNinja's station format, or from a
+ * WindNinja station file list naming such CSV files, validated against the
+ * grid, and either accepted whole or refused whole: on any error the set
+ * is left empty and err names the record (1-based position, and the
+ * station id when one was read) and the field.
+ *
+ * Time series: a station file may hold several records of one station at
+ * different times.  The readers keep one record per station, by the rule
+ * in west_obs_opts: the newest (the default), or the one nearest a given
+ * time within a window, leaving out stations with none (a warning names
+ * each).  A record without a time of its own (WindNinja's 15-column
+ * format, or an empty date_time: "current data") takes the time of
+ * receipt.  set->times says what was kept.
  *
  * Units after parsing, whatever the input used: positions in the grid's
  * projected CRS (m), heights above ground (m), speed (m/s), direction in
@@ -51,16 +60,43 @@ struct west_obs {
 	int outside;          /* 1: off the grid, accepted by allow_outside */
 };
 
+/* Which record of each station a reader keeps. */
+enum west_obs_pick {
+	WEST_OBS_PICK_NEWEST,  /* the newest record of each station */
+	WEST_OBS_PICK_NEAREST, /* the record nearest `time`, within `window` */
+};
+
+#define WEST_OBS_WINDOW_DEFAULT 1800 /* s, west run --time-window's default */
+
+/* What a reader kept: which rule, from how many records, which times. */
+struct west_obs_times {
+	int pick;             /* enum west_obs_pick */
+	long long time;       /* NEAREST: the time asked for */
+	long long window;     /* NEAREST: the most |record time - time| taken (s) */
+	size_t records;       /* records read (rows), before the pick */
+	size_t stations;      /* stations kept (the set's n) */
+	size_t left_out;      /* NEAREST: stations without a record in the window */
+	size_t undated;       /* stations kept whose record had no time of its own */
+	long long received;   /* the time of receipt given to undated records */
+	long long oldest, newest; /* the oldest and newest times kept */
+};
+
 struct west_obs_set {
 	size_t n;
 	struct west_obs *obs;
 	long long valid_time; /* the latest observation time of the set */
+	struct west_obs_times times; /* filled by the readers; zero otherwise */
 };
 
 struct west_obs_opts {
 	const struct west_grid *grid; /* extent and CRS the stations must fit */
 	size_t max_stations;          /* refuse larger sets; 0 = no limit */
 	int allow_outside;            /* accept off-grid stations with a warning */
+	int pick;                     /* enum west_obs_pick; 0: the newest */
+	long long time, window;       /* PICK_NEAREST: the time (s since the
+				       * epoch) and the window (s, >= 0) */
+	long long received;           /* time of receipt for records without a
+				       * time; 0: the clock when parsing */
 };
 
 /* Parse a whole JSON document / CSV text (len bytes, need not end in NUL). */
@@ -73,11 +109,48 @@ enum west_status west_obs_parse_csv(const char *text, size_t len,
 				    struct west_obs_set *set,
 				    char *err, size_t errlen);
 
-/* Read a file: CSV when its name ends in .csv (any case), else JSON. */
+/*
+ * 1 when text is a WindNinja station file list: its first non-blank line's
+ * first field is Station_File_List or Recent_Station_File_List.
+ * west_obs_parse_csv refuses such text (it names files; see below).
+ */
+int west_obs_is_list(const char *text, size_t len);
+
+/*
+ * Parse a station file list: one station file (WindNinja CSV) per
+ * non-blank line after the header, a relative path resolved against dir
+ * (the list's directory), read and pooled into one set, one record per
+ * station by o's rule.  The files together may hold at most max_bytes.
+ * Errors name the list's line and the file ("line 3: DIR/A.csv: cannot
+ * open: ...", "line 3: DIR/A.csv: line 5 (station "A"): Speed: ...").
+ */
+enum west_status west_obs_parse_list(const char *text, size_t len, const char *dir,
+				     unsigned long long max_bytes,
+				     const struct west_obs_opts *o,
+				     struct west_obs_set *set, char *err, size_t errlen);
+
+/* Read a file: CSV when its name ends in .csv (any case), else JSON; a
+ * .csv that is a station file list is read with its files (at most 64 MiB
+ * in all), relative paths against the list's directory. */
 enum west_status west_obs_load(const char *path, const struct west_obs_opts *o,
 			       struct west_obs_set *set, char *err, size_t errlen);
 
 void west_obs_set_free(struct west_obs_set *set);
+
+/*
+ * One line saying which times a set keeps (its set->times), e.g. "3
+ * stations, the newest record of each (12 records read):
+ * 2026-11-22T11:00:00Z to 2026-11-22T12:00:00Z"; with PICK_NEAREST "2
+ * stations (1 left out), the record of each nearest T within W s (...)";
+ * "all at T" when one time; "; 2 without date_time, at the time of
+ * receipt T" when some had no time.
+ */
+void west_obs_times_describe(const struct west_obs_times *t, char *buf, size_t size);
+
+/* The same as a JSON object: pick, records, oldest, newest, undated; and
+ * time, window, left_out (PICK_NEAREST); received (when undated > 0). */
+struct json_t;
+struct json_t *west_obs_times_json(const struct west_obs_times *t);
 
 /* "A".."F", or "?" out of range. */
 const char *west_stability_name(int stability);

@@ -1,13 +1,25 @@
 /*
  * obs_csv.c: the CSV observation reader, WindNinja's point-initialization
- * station format (obs.h; docs/api.md, "Observations", "CSV").
+ * station format (obs.h; docs/api.md, "Observations", "CSV"), and the CSV
+ * lexer the station file lists share (obs_internal.h).
  *
- * The first non-blank line is the header, which must be exactly (after
- * trimming white space, a UTF-8 byte-order mark and a CR) the 16 WindNinja
- * columns below; each further non-blank line is one station with 16 fields
- * split on commas (fields hold no commas; a field may be double-quoted,
- * with no quote inside).  Lines count from 1 as an editor shows them;
+ * CSV per RFC 4180 (the lexer below): fields split on commas, a field in
+ * double quotes may hold commas, line ends and doubled quotes; CRLF or LF
+ * line ends; a UTF-8 byte-order mark and blank lines are skipped; white
+ * space around a field, inside or outside its quotes, is dropped.  Lines
+ * count from 1 as an editor shows them, a record by the line it starts on;
  * errors read "line N (station "X"): COLUMN: problem".
+ *
+ * The first record is the header, WindNinja's columns below, compared
+ * exactly: the 16 of the station fetch's files (ending in date_time), or
+ * the 15 of the older format without date_time; column 9 may also read
+ * "Speed_Units(mph,kph,mps)", as files written before kts was added do.
+ * Under the 16-column header a row of 15 fields (as the station fetch
+ * writes "current data") or an empty date_time means the same as the
+ * 15-column format: the record has no time of its own and takes the time
+ * of receipt (west_obs_rows.received).  A header whose first field is
+ * Station_File_List or Recent_Station_File_List is a list (obs_list.c),
+ * refused here: it names files.
  *
  * Conversions to the units of obs.h: Height meters|feet (0.3048 m);
  * Speed mph (0.44704 m/s), kph (1/3.6), mps, kts (1852/3600); Temperature
@@ -22,10 +34,14 @@
  * grid's transverse Mercator; NAD27 is refused.
  *
  * Stability: Pasquill-Turner (west_stability_pasquill) from the row's speed,
- * its cloud cover and the solar elevation at the station and date_time.
+ * its cloud cover and the solar elevation at the station and its time.
  * PROJCS rows need the inverse transverse Mercator for their longitude and
  * latitude; on a grid without one they get class D, with one warning per
- * set.
+ * set (west_obs_pick).
+ *
+ * Several rows may give one station at different times (a time series):
+ * every row is read and checked, then west_obs_pick (obs.c) keeps one per
+ * station.
  */
 #include "obs_internal.h"
 
@@ -36,7 +52,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
 #include "proj.h"
 
 enum csv_col {
@@ -52,6 +67,9 @@ static const char *const header_cols[NCOL] = {
 	"Temperature_Units(F,C)", "Cloud_Cover(%)", "Radius_of_Influence",
 	"Radius_of_Influence_Units(miles,feet,meters,km)", "date_time",
 };
+
+/* Column 9 as files written before kts was added have it. */
+static const char *const old_speed_col = "Speed_Units(mph,kph,mps)";
 
 /* Column names in messages. */
 static const char *const col_names[NCOL] = {
@@ -84,176 +102,245 @@ static const struct unit_set radius_units = {
 	{ { "miles", 1609.344 }, { "feet", 0.3048 }, { "meters", 1.0 },
 	  { "km", 1000.0 }, { NULL, 0 } } };
 
-struct csv_doc {
-	char *buf;          /* a NUL-terminated copy of the text, cut into lines */
-	char **line;        /* line[i] is line i + 1 */
-	size_t nline;
-	size_t *recline;    /* line number of each record */
-	size_t projcs_no_tm;/* PROJCS rows given class D for want of a TM */
-};
-
 struct csv_row {
-	char *f[NCOL];
+	const char *f[NCOL]; /* "" for a date_time the row lacks */
 	size_t lineno;
-	char rec[128];      /* "line N (station "X")" */
+	char rec[128];       /* "line N (station "X")" */
 };
 
-/* Trim white space in place. */
-static char *trim(char *s)
+/* ---- the lexer ------------------------------------------------------- */
+
+enum west_status west_csv_open(struct west_csv *c, const char *text, size_t len,
+			       char *err, size_t errlen)
 {
-	char *e;
+	const char *nul;
 
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-/* ---- lines and header ------------------------------------------------ */
-
-/* Copy the text, refuse NUL bytes, drop a BOM, cut it into lines. */
-static enum west_status csv_lines(struct csv_doc *d, const char *text, size_t len,
-				  char *err, size_t errlen)
-{
-	const char *nul = memchr(text, '\0', len);
-	size_t n = 1;
-	char *p;
-
+	memset(c, 0, sizeof *c);
+	if (!text)
+		text = "", len = 0;
+	nul = memchr(text, '\0', len);
 	if (nul) {
+		size_t n = 1;
 		for (const char *q = text; q < nul; q++)
 			n += *q == '\n';
 		return west_fail(err, errlen, WEST_ERR_INVALID, "line %zu: contains a NUL byte", n);
 	}
 	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
 		text += 3, len -= 3;
-	for (size_t i = 0; i < len; i++)
-		n += text[i] == '\n';
-	d->buf = malloc(len + 1);
-	d->line = malloc(n * sizeof *d->line);
-	if (!d->buf || !d->line)
-		return west_fail(err, errlen, WEST_ERR_NOMEM, "cannot allocate");
-	memcpy(d->buf, text, len);
-	d->buf[len] = '\0';
-	for (p = d->buf; p; d->nline++) {
-		d->line[d->nline] = p;
-		p = strchr(p, '\n');
-		if (p)
-			*p++ = '\0';
-	}
+	c->buf = malloc(len + 1);
+	if (!c->buf)
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "cannot allocate %zu bytes", len + 1);
+	memcpy(c->buf, text, len);
+	c->buf[len] = '\0';
+	c->p = c->buf;
+	c->line = 1;
 	return WEST_OK;
 }
 
-static int blank(const char *s)
+void west_csv_close(struct west_csv *c)
 {
-	while (isspace((unsigned char)*s))
-		s++;
-	return *s == '\0';
+	free(c->buf);
+	memset(c, 0, sizeof *c);
 }
 
-/* Why the header h is not the WindNinja one: the first column that differs. */
-static enum west_status header_fail(size_t lineno, const char *h, char *err, size_t errlen)
+/* White space within a line. */
+static int blank_char(char ch)
 {
-	char col[64], buf[48];
-	size_t k = 0;
+	return ch != '\n' && isspace((unsigned char)ch);
+}
 
-	for (int c = 0;; c++) {
-		size_t n = 0;
-		int depth = 0;
-		while (h[k + n] && (h[k + n] != ',' || depth > 0)) {
-			depth += (h[k + n] == '(') - (h[k + n] == ')');
-			n++;
+/* Keep the first problem of a record. */
+static void lex_problem(struct west_csv_rec *r, int k, const char *what)
+{
+	if (r->bad >= 0)
+		return;
+	r->bad = k;
+	snprintf(r->problem, sizeof r->problem, "%s", what);
+}
+
+/* A quoted field from p (at the quote) into w; returns where it stopped. */
+static char *lex_quoted(struct west_csv *c, char *p, char **w, struct west_csv_rec *r, int k)
+{
+	size_t qline = c->line;
+
+	for (p++;;) {
+		if (*p == '\0') {
+			char what[sizeof r->problem];
+			snprintf(what, sizeof what, "the double quote opened on line %zu is "
+				 "never closed", qline);
+			lex_problem(r, k, what);
+			return p;
 		}
-		snprintf(col, sizeof col, "%.*s", (int)(n < 60 ? n : 60), h + k);
-		if (c >= NCOL)
-			return west_fail(err, errlen, WEST_ERR_INVALID, "line %zu: header has "
-					 "more than %d columns; expected WindNinja's station "
-					 "header ending in date_time", lineno, NCOL);
-		if (strcmp(col, header_cols[c]) != 0)
-			return west_fail(err, errlen, WEST_ERR_INVALID,
-					 "line %zu: header column %d is \"%s\", expected \"%s\"",
-					 lineno, c + 1, west_obs_show(col, buf, sizeof buf), header_cols[c]);
-		if (!h[k + n])
-			return west_fail(err, errlen, WEST_ERR_INVALID, "line %zu: header has "
-					 "%d columns, expected %d (WindNinja's station "
-					 "header with date_time)", lineno, c + 1, NCOL);
-		k += n + 1;
+		if (*p == '"' && p[1] == '"') {
+			*(*w)++ = '"';
+			p += 2;
+			continue;
+		}
+		if (*p == '"')
+			break;
+		c->line += *p == '\n';
+		*(*w)++ = *p++;
 	}
+	for (p++; blank_char(*p); p++)
+		;
+	if (*p && *p != ',' && *p != '\n')
+		lex_problem(r, k, "text after the closing double quote");
+	while (*p && *p != ',' && *p != '\n')
+		p++;
+	return p;
 }
 
-/* The first non-blank line must be the header; *first: the line after it. */
-static enum west_status csv_header(const struct csv_doc *d, size_t *first,
-				   char *err, size_t errlen)
+/* An unquoted field from p into w (header: commas in parentheses kept). */
+static char *lex_plain(char *p, char **w, int header, struct west_csv_rec *r, int k)
 {
-	char expect[512], *h;
-	size_t i = 0, n = 0;
+	int depth = 0;
 
-	while (i < d->nline && blank(d->line[i]))
-		i++;
-	if (i == d->nline)
+	while (*p && *p != '\n' && (*p != ',' || (header && depth > 0))) {
+		if (*p == '"')
+			lex_problem(r, k, "stray double quote");
+		depth += header && *p == '(';
+		depth -= header && *p == ')' && depth > 0;
+		*(*w)++ = *p++;
+	}
+	return p;
+}
+
+/* Field k of r at c->p: value in place, trimmed; returns its delimiter. */
+static char lex_field(struct west_csv *c, int header, struct west_csv_rec *r, int k,
+		      int *quoted)
+{
+	char *p = c->p, *v, *w, d;
+
+	while (blank_char(*p))
+		p++;
+	v = w = p;
+	*quoted = *p == '"';
+	p = *quoted ? lex_quoted(c, p, &w, r, k) : lex_plain(p, &w, header, r, k);
+	d = *p;
+	if (d)
+		p++;
+	c->line += d == '\n';
+	while (w > v && isspace((unsigned char)w[-1]))
+		w--;
+	*w = '\0';
+	while (isspace((unsigned char)*v))
+		v++;
+	if (k < WEST_CSV_MAXF)
+		r->f[k] = v;
+	c->p = p;
+	return d;
+}
+
+int west_csv_next(struct west_csv *c, int header, struct west_csv_rec *r)
+{
+	int quoted;
+	char d;
+
+	while (*c->p) {
+		memset(r, 0, sizeof *r);
+		r->line = c->line;
+		r->bad = -1;
+		do
+			d = lex_field(c, header, r, r->n++, &quoted);
+		while (d == ',');
+		if (r->n > 1 || quoted || r->f[0][0])
+			return 1;
+	}
+	return 0;
+}
+
+const char *west_csv_list_kind(const struct west_csv_rec *r)
+{
+	static const char *const kinds[] = { "Station_File_List", "Recent_Station_File_List" };
+
+	for (size_t k = 0; r->n >= 1 && k < sizeof kinds / sizeof *kinds; k++)
+		if (strcmp(r->f[0], kinds[k]) == 0)
+			return kinds[k];
+	return NULL;
+}
+
+int west_obs_is_list(const char *text, size_t len)
+{
+	struct west_csv c;
+	struct west_csv_rec r;
+	int list;
+
+	/* the header is on the first lines: 4 KiB are enough to tell */
+	if (west_csv_open(&c, text, len < 4096 ? len : 4096, NULL, 0) != WEST_OK)
+		return 0;
+	list = west_csv_next(&c, 1, &r) && west_csv_list_kind(&r) != NULL;
+	west_csv_close(&c);
+	return list;
+}
+
+/* ---- header ---------------------------------------------------------- */
+
+/* The first record must be the header: 16 columns, or 15 without date_time. */
+static enum west_status csv_header(struct west_csv *c, int *ncol, char *err, size_t errlen)
+{
+	struct west_csv_rec r;
+	char buf[48];
+
+	if (!west_csv_next(c, 1, &r))
 		return west_fail(err, errlen, WEST_ERR_INVALID, "line 1: no header: the "
 				 "text is empty (expected WindNinja's station header)");
-	for (int c = 0; c < NCOL; c++)
-		n += (size_t)snprintf(expect + n, sizeof expect - n, "%s%s",
-				      c ? "," : "", header_cols[c]);
-	*first = i + 1;
-	h = trim(d->line[i]);
-	if (strcmp(h, expect) != 0)
-		return header_fail(i + 1, h, err, errlen);
+	if (west_csv_list_kind(&r))
+		return west_fail(err, errlen, WEST_ERR_INVALID, "line %zu: a station file "
+				 "list (%s), not a station file: it names other files, so it "
+				 "is read only as a file (west run --obs, the spool directory)",
+				 r.line, west_csv_list_kind(&r));
+	if (r.bad >= 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "line %zu: header column %d: %s",
+				 r.line, r.bad + 1, r.problem);
+	for (int k = 0; k < r.n && k < NCOL; k++)
+		if (strcmp(r.f[k], header_cols[k]) != 0 &&
+		    !(k == C_SUNITS && strcmp(r.f[k], old_speed_col) == 0))
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "line %zu: header column %d is \"%s\", expected \"%s\"",
+					 r.line, k + 1, west_obs_show(r.f[k], buf, sizeof buf),
+					 header_cols[k]);
+	if (r.n != NCOL && r.n != NCOL - 1)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "line %zu: header has %d "
+				 "columns, expected WindNinja's station header: 16 ending in "
+				 "date_time, or the older 15 without it", r.line, r.n);
+	*ncol = r.n;
 	return WEST_OK;
 }
 
 /* ---- fields ---------------------------------------------------------- */
 
-/* Trim, then strip one pair of double quotes; a stray quote is an error. */
-static enum west_status unquote(struct csv_row *r, int c, char *err, size_t errlen)
+/* The record's fields as a row of the header's ncol columns, labelled. */
+static enum west_status csv_row(const struct west_csv_rec *cr, int ncol, struct csv_row *r,
+				char *err, size_t errlen)
 {
-	char *s = trim(r->f[c]);
-	size_t n = strlen(s);
+	char buf[48];
+	long long t;
 
-	if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
-		s[n - 1] = '\0';
-		s = trim(s + 1);
-	}
-	r->f[c] = s;
-	if (strchr(s, '"'))
-		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "%s: %s: stray double quote", r->rec, col_names[c]);
-	return WEST_OK;
-}
-
-/* Split line into the 16 fields and label the record. */
-static enum west_status csv_split(char *line, size_t lineno, struct csv_row *r,
-				  char *err, size_t errlen)
-{
-	int n = 0;
-	char *p = line, buf[48];
-
-	r->lineno = lineno;
-	for (;;) {
-		char *comma = strchr(p, ',');
-		if (n < NCOL)
-			r->f[n] = p;
-		n++;
-		if (!comma)
-			break;
-		*comma = '\0';
-		p = comma + 1;
-	}
-	snprintf(r->rec, sizeof r->rec, "line %zu", lineno);
-	if (unquote(r, C_NAME, err, errlen) != WEST_OK)
-		return WEST_ERR_INVALID;
+	r->lineno = cr->line;
+	for (int k = 0; k < NCOL; k++)
+		r->f[k] = k < cr->n && k < ncol ? cr->f[k] : "";
+	snprintf(r->rec, sizeof r->rec, "line %zu", cr->line);
+	if (cr->bad == C_NAME)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %s: %s", r->rec,
+				 col_names[C_NAME], cr->problem);
 	if (r->f[C_NAME][0])
-		snprintf(r->rec, sizeof r->rec, "line %zu (station \"%s\")", lineno,
+		snprintf(r->rec, sizeof r->rec, "line %zu (station \"%s\")", cr->line,
 			 west_obs_show(r->f[C_NAME], buf, sizeof buf));
-	if (n != NCOL)
-		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %d columns, expected %d",
-				 r->rec, n, NCOL);
-	for (int c = 1; c < NCOL; c++)
-		if (unquote(r, c, err, errlen) != WEST_OK)
-			return WEST_ERR_INVALID;
-	return WEST_OK;
+	if (cr->bad >= 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %s: %s", r->rec,
+				 cr->bad < NCOL ? col_names[cr->bad] : "beyond the header",
+				 cr->problem);
+	if (cr->n == ncol)
+		return WEST_OK;
+	if (ncol == NCOL && cr->n == NCOL - 1 && !west_obs_time_parse(r->f[C_RUNITS], &t))
+		return WEST_OK;  /* WindNinja's "current data": no date_time */
+	if (ncol == NCOL && cr->n == NCOL - 1)
+		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %d columns, expected %d: "
+				 "the last is a date_time, so a column before it is missing",
+				 r->rec, cr->n, NCOL);
+	return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %d columns, expected %d%s",
+			 r->rec, cr->n, ncol, ncol == NCOL ? " (or 15, without date_time)"
+			 : " (the header has no date_time)");
 }
 
 /* A finite number in column c. */
@@ -461,13 +548,18 @@ static enum west_status csv_cloud_radius(const struct csv_row *r, double *cloud,
 	return csv_measure(r, C_RADIUS, &radius_units, &rad, &u, err, errlen);
 }
 
-static enum west_status csv_time(const struct csv_row *r, struct west_obs *ob,
+/* The time; none (an empty or absent date_time): the time of receipt. */
+static enum west_status csv_time(const struct csv_row *r, long long received,
+				 struct west_obs *ob, struct west_obs_from *from,
 				 char *err, size_t errlen)
 {
 	char buf[48];
 
-	if (!r->f[C_TIME][0])
-		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: date_time: missing", r->rec);
+	if (!r->f[C_TIME][0]) {
+		ob->time = received;
+		from->undated = 1;
+		return WEST_OK;
+	}
 	if (!west_obs_time_parse(r->f[C_TIME], &ob->time))
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: date_time: \"%s\" is not "
 				 "an ISO 8601 UTC time (YYYY-MM-DDThh:mm:ssZ)", r->rec,
@@ -475,69 +567,56 @@ static enum west_status csv_time(const struct csv_row *r, struct west_obs *ob,
 	return WEST_OK;
 }
 
-static enum west_status csv_record(struct csv_doc *d, char *line, size_t lineno,
-				   const struct west_obs_opts *o, struct west_obs *ob,
+/* One record of the header's ncol columns, appended to rows. */
+static enum west_status csv_record(const struct west_csv_rec *cr, int ncol, const char *file,
+				   const struct west_obs_opts *o, struct west_obs_rows *rows,
 				   char *err, size_t errlen)
 {
+	struct west_obs_from *from;
+	struct west_obs *ob = west_obs_rows_add(rows, &from);
 	struct csv_row r;
 	double ll[2], cloud;
 	int has_ll;
 
-	if (csv_split(line, lineno, &r, err, errlen) != WEST_OK ||
+	if (!ob)
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "line %zu: cannot allocate "
+				 "record %zu", cr->line, rows->n + 1);
+	from->file = file, from->line = cr->line;
+	if (csv_row(cr, ncol, &r, err, errlen) != WEST_OK ||
 	    csv_id(&r, ob, err, errlen) != WEST_OK ||
 	    csv_position(&r, o, ob, ll, &has_ll, err, errlen) != WEST_OK ||
 	    csv_wind(&r, ob, err, errlen) != WEST_OK ||
 	    csv_temperature(&r, err, errlen) != WEST_OK ||
 	    csv_cloud_radius(&r, &cloud, err, errlen) != WEST_OK ||
-	    csv_time(&r, ob, err, errlen) != WEST_OK)
+	    csv_time(&r, rows->received, ob, from, err, errlen) != WEST_OK)
 		return WEST_ERR_INVALID;
 	ob->stability = WEST_STAB_D;
 	if (has_ll)
 		ob->stability = west_stability_pasquill(
 			ob->speed, west_solar_elevation(ll[0], ll[1], ob->time), cloud);
 	else
-		d->projcs_no_tm++;
+		from->no_tm = 1;
 	return WEST_OK;
 }
 
-/* ---- the set --------------------------------------------------------- */
+/* ---- the text -------------------------------------------------------- */
 
-static enum west_status csv_records(struct csv_doc *d, size_t first,
-				    const struct west_obs_opts *o,
-				    struct west_obs_set *set, char *err, size_t errlen)
+enum west_status west_obs_csv_rows(const char *text, size_t len, const char *file,
+				   const struct west_obs_opts *o,
+				   struct west_obs_rows *rows, char *err, size_t errlen)
 {
+	struct west_csv c;
+	struct west_csv_rec cr;
 	enum west_status s;
-	size_t n = 0, k = 0;
+	int ncol = NCOL;
 
-	for (size_t i = first; i < d->nline; i++)
-		n += !blank(d->line[i]);
-	s = west_obs_check_count(n, o, err, errlen);
+	s = west_csv_open(&c, text, len, err, errlen);
 	if (s == WEST_OK)
-		s = west_obs_set_alloc(set, n, err, errlen);
-	if (s == WEST_OK && !(d->recline = malloc(n * sizeof *d->recline)))
-		s = west_fail(err, errlen, WEST_ERR_NOMEM, "cannot allocate");
-	for (size_t i = first; s == WEST_OK && i < d->nline; i++) {
-		if (blank(d->line[i]))
-			continue;
-		d->recline[k] = i + 1;
-		s = csv_record(d, d->line[i], i + 1, o, &set->obs[k++], err, errlen);
-	}
+		s = csv_header(&c, &ncol, err, errlen);
+	while (s == WEST_OK && west_csv_next(&c, 0, &cr))
+		s = csv_record(&cr, ncol, file, o, rows, err, errlen);
+	west_csv_close(&c);
 	return s;
-}
-
-static enum west_status csv_unique(const struct csv_doc *d, const struct west_obs_set *set,
-				   char *err, size_t errlen)
-{
-	size_t a, b;
-	int dup = west_obs_find_duplicate(set, &a, &b);
-
-	if (dup < 0)
-		return west_fail(err, errlen, WEST_ERR_NOMEM, "cannot allocate");
-	if (dup)
-		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "line %zu (station \"%s\"): Station_Name: duplicate of line %zu",
-				 d->recline[b], set->obs[b].id, d->recline[a]);
-	return WEST_OK;
 }
 
 enum west_status west_obs_parse_csv(const char *text, size_t len,
@@ -545,33 +624,16 @@ enum west_status west_obs_parse_csv(const char *text, size_t len,
 				    struct west_obs_set *set,
 				    char *err, size_t errlen)
 {
-	struct csv_doc d = { 0 };
+	struct west_obs_rows rows;
 	enum west_status s;
-	size_t first = 0;
 
 	memset(set, 0, sizeof *set);
 	if (!o || !o->grid)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "no grid to check stations against");
-	if (!text)
-		text = "", len = 0;
-	s = csv_lines(&d, text, len, err, errlen);
+	west_obs_rows_init(&rows, o);
+	s = west_obs_csv_rows(text, len, NULL, o, &rows, err, errlen);
 	if (s == WEST_OK)
-		s = csv_header(&d, &first, err, errlen);
-	if (s == WEST_OK)
-		s = csv_records(&d, first, o, set, err, errlen);
-	if (s == WEST_OK)
-		s = csv_unique(&d, set, err, errlen);
-	if (s == WEST_OK) {
-		west_obs_set_finish(set);
-		if (d.projcs_no_tm)
-			west_log(WEST_LOG_WARNING, "%zu PROJCS station(s): the terrain has no "
-				 "transverse Mercator grid_mapping, so no solar elevation; "
-				 "stability class D used", d.projcs_no_tm);
-	}
-	free(d.buf);
-	free(d.line);
-	free(d.recline);
-	if (s != WEST_OK)
-		west_obs_set_free(set);
+		s = west_obs_pick(&rows, o, set, err, errlen);
+	west_obs_rows_free(&rows);
 	return s;
 }

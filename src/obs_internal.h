@@ -1,7 +1,8 @@
 /*
- * obs_internal.h: what the observation readers (obs_json.c, obs_csv.c)
- * share with obs.c: field checks, set allocation, placement on the grid,
- * duplicate ids.  Not part of libwest's interface.
+ * obs_internal.h: what the observation readers (obs_json.c, obs_csv.c,
+ * obs_list.c) share with obs.c: field checks, set allocation, placement on
+ * the grid, duplicate ids, the CSV lexer, the records read before one per
+ * station is picked, and reading a file.  Not part of libwest's interface.
  */
 #ifndef WEST_OBS_INTERNAL_H
 #define WEST_OBS_INTERNAL_H
@@ -51,5 +52,95 @@ void west_obs_set_finish(struct west_obs_set *set);
 /* A printable copy of s for messages (non-printing bytes as ?), cut at 40
  * characters. */
 const char *west_obs_show(const char *s, char *buf, size_t size);
+
+/*
+ * The whole file at path into *buf (*len bytes, malloc'd, not
+ * NUL-terminated); refuses a file of more than max bytes.  Messages do not
+ * name the path (the caller does).
+ */
+enum west_status west_obs_read_file(const char *path, unsigned long long max,
+				    char **buf, size_t *len, char *err, size_t errlen);
+
+/* ---- the CSV lexer (obs_csv.c) ---------------------------------------- */
+
+/*
+ * RFC 4180 records: fields split on commas, a record ends at a line end
+ * (LF or CRLF) outside quotes; a field in double quotes may hold commas,
+ * line ends and doubled quotes ("" for one).  White space around a field,
+ * inside or outside its quotes, is dropped.  A UTF-8 byte-order mark at
+ * the start is skipped; a NUL byte is refused.  Blank lines are skipped.
+ * Problems are kept in the record, with the field they are in, so that
+ * the reader can label them: a quote inside an unquoted field, text after
+ * a closing quote, a quote never closed (the record then runs to the end
+ * of the text).
+ */
+#define WEST_CSV_MAXF 17 /* fields kept per record; more are only counted */
+
+struct west_csv {
+	char *buf;    /* a NUL-terminated copy of the text, fields written in place */
+	char *p;      /* where the next record starts */
+	size_t line;  /* the line p is on, from 1 */
+};
+
+struct west_csv_rec {
+	size_t line;             /* the line the record starts on */
+	int n;                   /* its fields, all of them */
+	char *f[WEST_CSV_MAXF];  /* the first WEST_CSV_MAXF, unquoted and trimmed */
+	int bad;                 /* the first field with a problem, or -1 */
+	char problem[80];        /* that problem, e.g. "stray double quote" */
+};
+
+enum west_status west_csv_open(struct west_csv *c, const char *text, size_t len,
+			       char *err, size_t errlen);
+/* The next non-blank record into r; 0 at the end of the text.  With
+ * header, a comma inside parentheses does not end an unquoted field
+ * (WindNinja's header written without quotes: "Coord_Sys(PROJCS,GEOGCS)"). */
+int west_csv_next(struct west_csv *c, int header, struct west_csv_rec *r);
+void west_csv_close(struct west_csv *c);
+
+/* The first field of a station file list's header, or NULL when r is not
+ * one: "Station_File_List" or "Recent_Station_File_List". */
+const char *west_csv_list_kind(const struct west_csv_rec *r);
+
+/* ---- records before the pick (obs.c) ---------------------------------- */
+
+/* Where a record was read. */
+struct west_obs_from {
+	const char *file;  /* the station file a list named, or NULL */
+	size_t line;       /* the line the record starts on */
+	int undated;       /* it had no time: it took the time of receipt */
+	int no_tm;         /* PROJCS on a grid without a TM: class D given */
+};
+
+/* The records read from one text or several files, in reading order. */
+struct west_obs_rows {
+	struct west_obs *r;
+	struct west_obs_from *from;
+	size_t n, cap;
+	long long received;   /* the time of receipt, for undated records */
+};
+
+/* Empty rows with received = o->received, or the clock when that is 0. */
+void west_obs_rows_init(struct west_obs_rows *rows, const struct west_obs_opts *o);
+/* One more zeroed record (inv_L and z0 NaN); NULL when out of memory. */
+struct west_obs *west_obs_rows_add(struct west_obs_rows *rows, struct west_obs_from **from);
+void west_obs_rows_free(struct west_obs_rows *rows);
+
+/* The WindNinja CSV text's records, appended to rows; file labels them
+ * (NULL for a text given alone).  A station file list is refused. */
+enum west_status west_obs_csv_rows(const char *text, size_t len, const char *file,
+				   const struct west_obs_opts *o,
+				   struct west_obs_rows *rows, char *err, size_t errlen);
+
+/*
+ * One record per station id into set, by o's rule (obs.h), in the order
+ * each station first appears; set->times filled; warnings logged (stations
+ * left out, off the grid, PROJCS without a TM).  Two records of one
+ * station with one time are refused, naming both lines; so is a set with
+ * no records, no station left, or more than max_stations.
+ */
+enum west_status west_obs_pick(const struct west_obs_rows *rows,
+			       const struct west_obs_opts *o,
+			       struct west_obs_set *set, char *err, size_t errlen);
 
 #endif

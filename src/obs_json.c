@@ -19,6 +19,11 @@
  * from), time (ISO 8601 UTC), and optionally stability (class "A".."F",
  * any case) or inv_L (1/L, 1/m; class by west_stability_golder with z0,
  * default 0.1 m); neither gives class D.
+ *
+ * Ids are unique in a JSON set; the set then goes through west_obs_pick
+ * like a CSV one (obs.c), so west run --time leaves out stations whose
+ * time is not within the window, and set->times is filled.  This file
+ * also writes set->times as JSON (west_obs_times_json).
  */
 #include "obs_internal.h"
 
@@ -293,6 +298,25 @@ static json_t *json_array_of(json_t *root, char *err, size_t errlen)
 	return json_is_array(arr) ? arr : NULL;
 }
 
+/* One record per station by o's rule (ids are unique: the newest rule
+ * keeps them all, the nearest one may leave some out). */
+static enum west_status json_pick(struct west_obs_set *set, const struct west_obs_opts *o,
+				  char *err, size_t errlen)
+{
+	struct west_obs_rows rows;
+	struct west_obs_set picked;
+	enum west_status s;
+
+	west_obs_rows_init(&rows, o);
+	rows.r = set->obs, rows.n = rows.cap = set->n;
+	s = west_obs_pick(&rows, o, &picked, err, errlen);
+	if (s == WEST_OK) {
+		west_obs_set_free(set);
+		*set = picked;
+	}
+	return s;
+}
+
 static enum west_status json_set(json_t *root, const struct west_obs_opts *o,
 				 struct west_obs_set *set, char *err, size_t errlen)
 {
@@ -319,8 +343,7 @@ static enum west_status json_set(json_t *root, const struct west_obs_opts *o,
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "station %zu (id \"%s\"): id: duplicate of station %zu",
 				 b + 1, set->obs[b].id, a + 1);
-	west_obs_set_finish(set);
-	return WEST_OK;
+	return json_pick(set, o, err, errlen);
 }
 
 enum west_status west_obs_parse_json(const char *text, size_t len,
@@ -346,4 +369,28 @@ enum west_status west_obs_parse_json(const char *text, size_t len,
 	if (s != WEST_OK)
 		west_obs_set_free(set);
 	return s;
+}
+
+json_t *west_obs_times_json(const struct west_obs_times *t)
+{
+	char a[32], b[32];
+	json_t *j;
+
+	west_obs_time_format(t->oldest, a, sizeof a);
+	west_obs_time_format(t->newest, b, sizeof b);
+	j = json_pack("{s:s, s:I, s:s, s:s, s:I}", "pick",
+		      t->pick == WEST_OBS_PICK_NEAREST ? "nearest" : "newest",
+		      "records", (json_int_t)t->records, "oldest", a, "newest", b,
+		      "undated", (json_int_t)t->undated);
+	if (j && t->pick == WEST_OBS_PICK_NEAREST) {
+		west_obs_time_format(t->time, a, sizeof a);
+		json_object_set_new(j, "time", json_string(a));
+		json_object_set_new(j, "window", json_integer((json_int_t)t->window));
+		json_object_set_new(j, "left_out", json_integer((json_int_t)t->left_out));
+	}
+	if (j && t->undated) {
+		west_obs_time_format(t->received, a, sizeof a);
+		json_object_set_new(j, "received", json_string(a));
+	}
+	return j;
 }

@@ -19,10 +19,13 @@
 #include <criterion/criterion.h>
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -78,6 +81,7 @@ TestSuite(obs_csv, .init = setup, .fini = teardown);
 TestSuite(obs_rules, .init = setup, .fini = teardown);
 TestSuite(obs_proj, .init = setup, .fini = teardown);
 TestSuite(obs_load, .init = setup, .fini = teardown);
+TestSuite(obs_times, .init = setup, .fini = teardown);
 
 /* ---- helpers --------------------------------------------------------- */
 
@@ -584,14 +588,15 @@ Test(obs_csv, wrong_header_column)
 		"line 1: header column 5 is \"Lon/X\"", "expected \"Lon/XCoord\"");
 }
 
-Test(obs_csv, header_without_date_time)
+Test(obs_csv, header_of_more_or_fewer_columns)
 {
+	csv_bad(HDR_LINE ",extra\n" ROW("T1"), "line 1: header has 17 columns",
+		"16 ending in date_time, or the older 15");
 	csv_bad("Station_Name,Coord_Sys(PROJCS,GEOGCS),Datum(WGS84,NAD83,NAD27),"
 		"Lat/YCoord,Lon/XCoord,Height,Height_Units(meters,feet),Speed,"
 		"Speed_Units(mph,kph,mps,kts),Direction(degrees),Temperature,"
-		"Temperature_Units(F,C),Cloud_Cover(%),Radius_of_Influence,"
-		"Radius_of_Influence_Units(miles,feet,meters,km)\n",
-		"line 1: header has 15 columns", "expected 16");
+		"Temperature_Units(F,C),Cloud_Cover(%),Radius_of_Influence\n",
+		"line 1: header has 14 columns", "the older 15");
 }
 
 Test(obs_csv, header_case_matters)
@@ -622,8 +627,6 @@ Test(obs_csv, missing_fields)
 		"2026-11-22T12:00:00Z\n", "line 2", "Station_Name: missing");
 	csv_bad(HDR "T1,PROJCS,WGS84,4652050,504850,10,meters,5,mps,270,,,,,,"
 		"2026-11-22T12:00:00Z\n", "line 2 (station \"T1\")", "Cloud_Cover: missing");
-	csv_bad(HDR "T1,PROJCS,WGS84,4652050,504850,10,meters,5,mps,270,,,50,,,\n",
-		"line 2 (station \"T1\")", "date_time: missing");
 	csv_bad(HDR "T1,PROJCS,WGS84,,504850,10,meters,5,mps,270,,,50,,,"
 		"2026-11-22T12:00:00Z\n", "line 2 (station \"T1\")", "Lat/YCoord: missing");
 }
@@ -808,6 +811,276 @@ Test(obs_csv, not_nul_terminated_input)
 	cr_assert_eq(west_obs_parse_csv(t, strlen(src), &opts, &set, err, sizeof err),
 		     WEST_OK, "%s", err);
 	free(t);
+}
+
+/* ---- CSV: RFC 4180 and every WindNinja format ------------------------ */
+
+/* The header as WindNinja's station fetch writes it: every column quoted. */
+#define QHDR_LINE "\"Station_Name\",\"Coord_Sys(PROJCS,GEOGCS)\"," \
+	"\"Datum(WGS84,NAD83,NAD27)\",\"Lat/YCoord\",\"Lon/XCoord\",\"Height\"," \
+	"\"Height_Units(meters,feet)\",\"Speed\",\"Speed_Units(mph,kph,mps,kts)\"," \
+	"\"Direction(degrees)\",\"Temperature\",\"Temperature_Units(F,C)\"," \
+	"\"Cloud_Cover(%)\",\"Radius_of_Influence\"," \
+	"\"Radius_of_Influence_Units(miles,feet,meters,km)\",\"date_time\""
+/* The same with column 9 as files written before kts was added have it. */
+#define QHDR_NOKTS_LINE "\"Station_Name\",\"Coord_Sys(PROJCS,GEOGCS)\"," \
+	"\"Datum(WGS84,NAD83,NAD27)\",\"Lat/YCoord\",\"Lon/XCoord\",\"Height\"," \
+	"\"Height_Units(meters,feet)\",\"Speed\",\"Speed_Units(mph,kph,mps)\"," \
+	"\"Direction(degrees)\",\"Temperature\",\"Temperature_Units(F,C)\"," \
+	"\"Cloud_Cover(%)\",\"Radius_of_Influence\"," \
+	"\"Radius_of_Influence_Units(miles,feet,meters,km)\",\"date_time\""
+/* The older 15 columns, as firelab/windninja's data/mackay_wx_stations.csv. */
+#define OLD_HDR_LINE "\"Station_Name\",\"Coord_Sys(PROJCS,GEOGCS)\"," \
+	"\"Datum(WGS84,NAD83,NAD27)\",\"Lat/YCoord\",\"Lon/XCoord\",\"Height\"," \
+	"\"Height_Units(meters,feet)\",\"Speed\",\"Speed_Units(mph,kph,mps)\"," \
+	"\"Direction(degrees)\",\"Temperature\",\"Temperature_Units(F,C)\"," \
+	"\"Cloud_Cover(%)\",\"Radius_of_Influence\"," \
+	"\"Radius_of_Influence_Units(miles,feet,meters,km)\""
+/* A row without date_time: 15 fields. */
+#define ROW15(name) name ",PROJCS,WGS84,4652050,504850,10,meters,5,mps,270,10,C,50,-1,miles"
+
+Test(obs_csv, quoted_header_as_windninja_writes_it)
+{
+	csv_ok(QHDR_LINE "\n" ROW("T1"));
+	cr_assert_eq(set.n, 1);
+	cr_assert_eq(set.obs[0].time, T0);
+	west_obs_set_free(&set);
+	csv_ok(QHDR_NOKTS_LINE "\r\n" ROW("T1"));
+	cr_assert_eq(set.n, 1);
+	cr_assert_float_eq(set.obs[0].speed, 5.0, 0.0);
+}
+
+Test(obs_csv, quoted_fields_hold_commas_and_doubled_quotes)
+{
+	csv_ok(HDR "\"RDG \"\"W\"\", upper\",\"PROJCS\",\"WGS84\",\"4652050\",\"504850\",10,"
+	       "\"meters\",\" 5.5 \",mps,270,,,\"50\",\"\",,\"2026-11-22T12:00:00Z\"\n");
+	cr_assert_eq(set.n, 1);
+	cr_assert_str_eq(set.obs[0].id, "RDG \"W\", upper");
+	cr_assert_float_eq(set.obs[0].speed, 5.5, 0.0);
+	cr_assert_eq(set.obs[0].time, T0);
+}
+
+Test(obs_csv, quoted_field_over_two_lines_keeps_the_line_count)
+{
+	/* line 2's Temperature_Units runs over lines 2 and 3; B is on line 4 */
+	csv_bad(HDR "A,PROJCS,WGS84,4652050,504850,10,meters,5,mps,270,10,\"C\n\",50,-1,"
+		"miles,2026-11-22T12:00:00Z\n"
+		"B,PROJCS,WGS84,4652050,504850,10,meters,-5,mps,270,,,50,,,2026-11-22T12:00:00Z\n",
+		"line 4 (station \"B\")", "Speed: -5 mps");
+}
+
+Test(obs_csv, unclosed_quote_names_its_line)
+{
+	csv_bad(HDR ROW("A") "B,PROJCS,\"WGS84,4652050,504850,10,meters,5,mps,270,,,50,,,"
+		"2026-11-22T12:00:00Z\n" ROW("C"), "line 3 (station \"B\")",
+		"Datum: the double quote opened on line 3 is never closed");
+	csv_bad(HDR "\n\"B,PROJCS\n", "line 3: Station_Name:",
+		"the double quote opened on line 3 is never closed");
+}
+
+Test(obs_csv, text_after_a_closing_quote)
+{
+	csv_bad(HDR "T1,PROJCS,\"WGS84\"x,4652050,504850,10,meters,5,mps,270,,,50,,,"
+		"2026-11-22T12:00:00Z\n", "line 2 (station \"T1\")",
+		"Datum: text after the closing double quote");
+	csv_bad("\n\"Station_Name\",\"Coord_Sys(PROJCS,GEOGCS)\"x\n", "line 2: header column 2",
+		"text after the closing double quote");
+}
+
+Test(obs_csv, old_format_of_15_columns_takes_the_time_of_receipt)
+{
+	opts.received = T0 + 60;
+	csv_ok(OLD_HDR_LINE "\r\n\"A\",\"PROJCS\",\"WGS84\",4652050,504850,10,\"meters\",5,"
+	       "\"mps\",270,10,\"C\",50,-1,\"miles\"\r\n" ROW15("B") "\r\n\r\n");
+	cr_assert_eq(set.n, 2);
+	cr_assert_eq(set.obs[0].time, T0 + 60);
+	cr_assert_eq(set.obs[1].time, T0 + 60);
+	cr_assert_eq(set.valid_time, T0 + 60);
+	cr_assert_eq(set.times.undated, 2);
+	cr_assert_eq(set.times.received, T0 + 60);
+	/* 15 columns with the kts header */
+	west_obs_set_free(&set);
+	snprintf(doc, sizeof doc, "%.*s\n" ROW15("A") "\n",
+		 (int)(strlen(HDR_LINE) - strlen(",date_time")), HDR_LINE);
+	csv_ok(doc);
+	cr_assert_eq(set.obs[0].time, T0 + 60);
+}
+
+Test(obs_csv, row_of_16_under_the_15_column_header)
+{
+	csv_bad(OLD_HDR_LINE "\n" ROW("T1"), "line 2 (station \"T1\")",
+		"16 columns, expected 15 (the header has no date_time)");
+}
+
+Test(obs_csv, current_data_rows_of_15_fields_take_the_time_of_receipt)
+{
+	/* the station fetch's "current data": rows without the date_time field */
+	opts.received = T0 + 120;
+	csv_ok(QHDR_LINE "\n" ROW15("A") "\n" ROW("B"));
+	cr_assert_eq(set.n, 2);
+	cr_assert_eq(set.obs[0].time, T0 + 120);
+	cr_assert_eq(set.obs[1].time, T0);
+	cr_assert_eq(set.times.undated, 1);
+	cr_assert_eq(set.valid_time, T0 + 120);
+}
+
+Test(obs_csv, empty_date_time_takes_the_time_of_receipt)
+{
+	opts.received = T0 + 180;
+	csv_ok(HDR "T1,PROJCS,WGS84,4652050,504850,10,meters,5,mps,270,,,50,,,\n"
+	       "T2,PROJCS,WGS84,4652050,504850,10,meters,5,mps,270,,,50,,,\"\"\n");
+	cr_assert_eq(set.obs[0].time, T0 + 180);
+	cr_assert_eq(set.obs[1].time, T0 + 180);
+	cr_assert_eq(set.times.undated, 2);
+}
+
+Test(obs_csv, time_of_receipt_is_the_clock_by_default)
+{
+	long long before = (long long)time(NULL), after;
+
+	csv_ok(HDR ROW15("T1") "\n");
+	after = (long long)time(NULL);
+	cr_assert(set.obs[0].time >= before && set.obs[0].time <= after, "%lld not in "
+		  "[%lld, %lld]", set.obs[0].time, before, after);
+	cr_assert_eq(set.times.received, set.obs[0].time);
+}
+
+/* ---- time series: one record per station ----------------------------- */
+
+/* A row of station s at time t with speed v (m/s), 100 % cloud. */
+#define TROW(s, v, t) s ",PROJCS,WGS84,4652050,504850,10,meters," v ",mps,270,,,100,,," \
+	"2026-11-22T" t "Z\n"
+
+Test(obs_times, newest_record_of_each_station)
+{
+	csv_ok(HDR TROW("A", "1", "11:00:00") TROW("B", "5", "10:00:00")
+	       TROW("A", "3", "12:00:00") TROW("A", "2", "11:30:00") TROW("B", "6", "10:30:00"));
+	cr_assert_eq(set.n, 2);
+	cr_assert_str_eq(set.obs[0].id, "A", "in the order of the first records");
+	cr_assert_float_eq(set.obs[0].speed, 3.0, 0.0);
+	cr_assert_eq(set.obs[0].time, T0);
+	cr_assert_str_eq(set.obs[1].id, "B");
+	cr_assert_float_eq(set.obs[1].speed, 6.0, 0.0);
+	cr_assert_eq(set.obs[1].time, T0 - 5400);
+	cr_assert_eq(set.valid_time, T0);
+	cr_assert_eq(set.times.pick, WEST_OBS_PICK_NEWEST);
+	cr_assert_eq(set.times.records, 5);
+	cr_assert_eq(set.times.stations, 2);
+	cr_assert_eq(set.times.left_out, 0);
+	cr_assert_eq(set.times.undated, 0);
+	cr_assert_eq(set.times.oldest, T0 - 5400);
+	cr_assert_eq(set.times.newest, T0);
+}
+
+Test(obs_times, nearest_within_the_window_leaves_others_out_with_a_warning)
+{
+	opts.pick = WEST_OBS_PICK_NEAREST;
+	opts.time = T0 - 3600, opts.window = 1800;   /* 11:00 +- 30 min */
+	log_capture();
+	csv_ok(HDR TROW("A", "1", "10:00:00") TROW("A", "2", "11:10:00") TROW("A", "3", "12:00:00")
+	       TROW("B", "4", "08:00:00") TROW("C", "5", "11:30:00") TROW("C", "6", "11:30:01"));
+	cr_assert_eq(set.n, 2);
+	cr_assert_str_eq(set.obs[0].id, "A");
+	cr_assert_float_eq(set.obs[0].speed, 2.0, 0.0);
+	cr_assert_str_eq(set.obs[1].id, "C", "1800 s away is inside the window");
+	cr_assert_float_eq(set.obs[1].speed, 5.0, 0.0);
+	cr_assert_eq(set.valid_time, T0 - 1800);
+	cr_assert_eq(set.times.left_out, 1);
+	cr_assert_eq(set.times.records, 6);
+	cr_assert_eq(count_lines(log_text()), 1, "%s", log_buf);
+	cr_assert_not_null(strstr(log_buf, "station \"B\" left out: no record within 1800 s "
+				  "of 2026-11-22T11:00:00Z (the nearest is "
+				  "2026-11-22T08:00:00Z)"), "%s", log_buf);
+}
+
+Test(obs_times, equally_near_records_take_the_earlier)
+{
+	opts.pick = WEST_OBS_PICK_NEAREST;
+	opts.time = T0 - 2700, opts.window = 900;    /* 11:15, 11:00 and 11:30 both 900 s */
+	csv_ok(HDR TROW("A", "2", "11:30:00") TROW("A", "1", "11:00:00"));
+	cr_assert_eq(set.n, 1);
+	cr_assert_float_eq(set.obs[0].speed, 1.0, 0.0);
+	cr_assert_eq(set.obs[0].time, T0 - 3600);
+}
+
+Test(obs_times, no_station_in_the_window_is_an_error)
+{
+	opts.pick = WEST_OBS_PICK_NEAREST;
+	opts.time = T0 - 6 * 3600, opts.window = 600;
+	csv_bad(HDR TROW("A", "1", "11:00:00") TROW("B", "2", "12:00:00"),
+		"no station has a record within 600 s of 2026-11-22T06:00:00Z",
+		"(2 stations, records from 2026-11-22T11:00:00Z to 2026-11-22T12:00:00Z)");
+}
+
+Test(obs_times, one_station_at_one_time_twice_is_a_duplicate)
+{
+	csv_bad(HDR TROW("A", "1", "11:00:00") TROW("A", "2", "12:00:00")
+		TROW("A", "3", "11:00:00"), "line 4 (station \"A\"): Station_Name: "
+		"duplicate of line 2", "the same station at the same time, "
+		"2026-11-22T11:00:00Z");
+	/* two rows without a time both take the time of receipt */
+	csv_bad(HDR ROW15("A") "\n" ROW15("A") "\n", "line 3 (station \"A\")",
+		"duplicate of line 2");
+}
+
+Test(obs_times, max_stations_counts_stations_not_records)
+{
+	opts.max_stations = 1;
+	csv_ok(HDR TROW("A", "1", "10:00:00") TROW("A", "2", "11:00:00") TROW("A", "3", "12:00:00"));
+	cr_assert_eq(set.n, 1);
+	cr_assert_eq(set.times.records, 3);
+}
+
+Test(obs_times, json_sets_go_through_the_same_pick)
+{
+	opts.pick = WEST_OBS_PICK_NEAREST;
+	opts.time = T0, opts.window = 60;
+	log_capture();
+	json_ok("{\"observations\": ["
+		"{\"id\": \"A\", " POS ", " MEAS ", \"time\": \"2026-11-22T12:00:30Z\"},"
+		"{\"id\": \"B\", " POS ", " MEAS ", \"time\": \"2026-11-22T11:00:00Z\"}]}");
+	cr_assert_eq(set.n, 1);
+	cr_assert_str_eq(set.obs[0].id, "A");
+	cr_assert_eq(set.times.left_out, 1);
+	cr_assert_not_null(strstr(log_text(), "station \"B\" left out"), "%s", log_buf);
+}
+
+Test(obs_times, describe_and_json_say_which_times)
+{
+	char line[WEST_ERRLEN], *text;
+	json_t *j;
+
+	csv_ok(HDR TROW("A", "1", "11:00:00") TROW("B", "5", "10:30:00") TROW("A", "3", "12:00:00"));
+	west_obs_times_describe(&set.times, line, sizeof line);
+	cr_assert_str_eq(line, "2 stations, the newest record of each (3 records read): "
+			 "2026-11-22T10:30:00Z to 2026-11-22T12:00:00Z");
+	j = west_obs_times_json(&set.times);
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	cr_assert_str_eq(text, "{\"newest\":\"2026-11-22T12:00:00Z\",\"oldest\":"
+			 "\"2026-11-22T10:30:00Z\",\"pick\":\"newest\",\"records\":3,"
+			 "\"undated\":0}");
+	free(text);
+	json_decref(j);
+	west_obs_set_free(&set);
+
+	opts.pick = WEST_OBS_PICK_NEAREST;
+	opts.time = T0, opts.window = 1800, opts.received = T0 + 60;
+	log_capture();
+	csv_ok(HDR TROW("A", "1", "11:00:00") ROW15("B") "\n");
+	log_release();
+	west_obs_times_describe(&set.times, line, sizeof line);
+	cr_assert_str_eq(line, "1 station (1 left out), the record of each nearest "
+			 "2026-11-22T12:00:00Z within 1800 s (2 records read): all at "
+			 "2026-11-22T12:01:00Z; 1 without date_time, at the time of receipt "
+			 "2026-11-22T12:01:00Z");
+	j = west_obs_times_json(&set.times);
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	cr_assert_str_eq(text, "{\"left_out\":1,\"newest\":\"2026-11-22T12:01:00Z\","
+			 "\"oldest\":\"2026-11-22T12:01:00Z\",\"pick\":\"nearest\","
+			 "\"received\":\"2026-11-22T12:01:00Z\",\"records\":2,"
+			 "\"time\":\"2026-11-22T12:00:00Z\",\"undated\":1,\"window\":1800}");
+	free(text);
+	json_decref(j);
 }
 
 /* ---- stability rules and time stamps --------------------------------- */
@@ -1232,4 +1505,240 @@ Test(obs_load, file_over_64_mib_refused)
 	cr_assert_not_null(strstr(err, "larger than the 64 MiB limit"), "%s", err);
 	cr_assert(strncmp(err, p, strlen(p)) == 0, "%s", err);
 	remove_tmp();
+}
+
+/* ---- WindNinja's sample shapes (data/obs/) ---------------------------- */
+
+Test(obs_load, windninja_time_series_sample_quoted_crlf_bom)
+{
+	/* BOM, CRLF, the quoted header with Speed_Units(mph,kph,mps); 10
+	 * records of MET-N (10:00 to 12:00), MET-S (09:28 to 11:28), MET-E
+	 * (08:00, 08:59) */
+	load_ok(WEST_SRCDIR "/data/obs/timeseries.csv", &set);
+	cr_assert_eq(set.n, 3);
+	cr_assert_str_eq(set.obs[0].id, "MET-N");
+	cr_assert_float_eq(set.obs[0].speed, 5.1, 1e-12);
+	cr_assert_eq(set.obs[0].time, T0);
+	cr_assert_float_eq(set.obs[1].speed, 3.2, 1e-12);
+	cr_assert_eq(set.obs[1].time, T0 - 32 * 60);
+	cr_assert_str_eq(set.obs[2].id, "MET-E");
+	cr_assert_eq(set.obs[2].time, T0 - 3 * 3600 - 60);
+	cr_assert_eq(set.times.records, 10);
+	west_obs_set_free(&set);
+	opts.pick = WEST_OBS_PICK_NEAREST;
+	opts.time = T0 - 3600, opts.window = WEST_OBS_WINDOW_DEFAULT;
+	log_capture();
+	load_ok(WEST_SRCDIR "/data/obs/timeseries.csv", &set);
+	cr_assert_not_null(strstr(log_text(), "station \"MET-E\" left out"), "%s", log_buf);
+	cr_assert_eq(set.n, 2);
+	cr_assert_float_eq(set.obs[0].speed, 4.1, 1e-12);
+	cr_assert_float_eq(set.obs[1].speed, 3.2, 1e-12, "11:28 is 28 min away, 10:28 32");
+}
+
+Test(obs_load, windninja_old_and_current_samples_take_the_time_of_receipt)
+{
+	struct west_obs_set cur;
+
+	opts.received = T0 + 3600;
+	load_ok(WEST_SRCDIR "/data/obs/old_format.csv", &set);
+	cr_assert_eq(set.n, 2);
+	cr_assert_str_eq(set.obs[0].id, "Station 1");
+	cr_assert_float_eq(set.obs[0].height, 20 * 0.3048, 1e-12);
+	cr_assert_float_eq(set.obs[0].speed, 4.4704, 1e-12);
+	cr_assert_eq(set.valid_time, T0 + 3600);
+	cr_assert_eq(set.times.undated, 2);
+	load_ok(WEST_SRCDIR "/data/obs/current.csv", &cur);
+	cr_assert_eq(cur.n, 2);
+	cr_assert_eq(cur.obs[1].time, T0 + 3600);
+	cr_assert_eq(cur.times.undated, 2);
+	west_obs_set_free(&cur);
+}
+
+Test(obs_load, windninja_station_file_list_sample)
+{
+	load_ok(WEST_SRCDIR "/data/obs/stations/default_stations_2.csv", &set);
+	cr_assert_eq(set.n, 2);
+	cr_assert_str_eq(set.obs[0].id, "MET-N");
+	cr_assert_float_eq(set.obs[0].speed, 5.1, 1e-12);
+	cr_assert_str_eq(set.obs[1].id, "MET-S");
+	cr_assert_eq(set.obs[1].time, T0 - 32 * 60);
+	cr_assert_eq(set.times.records, 8);
+}
+
+/* ---- station file lists ---------------------------------------------- */
+
+static char ldir[64];
+
+static void list_setup(void)
+{
+	setup();
+	snprintf(ldir, sizeof ldir, "/tmp/test_obs_list.XXXXXX");
+	cr_assert_not_null(mkdtemp(ldir));
+}
+
+static void list_teardown(void)
+{
+	char cmd[128];
+
+	teardown();
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", ldir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(obs_list, .init = list_setup, .fini = list_teardown);
+
+/* ldir/name holding text ("sub/" made when the name has it); its path. */
+static const char *put(const char *name, const char *text)
+{
+	static char path[8][256];
+	static int k;
+	char *p = path[k++ % 8];
+	FILE *f;
+
+	if (strchr(name, '/')) {
+		snprintf(p, 256, "%s/%.*s", ldir, (int)(strchr(name, '/') - name), name);
+		mkdir(p, 0700);
+	}
+	snprintf(p, 256, "%s/%s", ldir, name);
+	f = fopen(p, "w");
+	cr_assert_not_null(f, "%s: %s", p, strerror(errno));
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static void list_bad(const char *list, enum west_status want, const char *a, const char *b)
+{
+	enum west_status s = west_obs_load(list, &opts, &set, err, sizeof err);
+
+	cr_assert_eq(s, want, "status %d: %s", s, err);
+	cr_assert_eq(set.n, 0);
+	cr_assert_not_null(strstr(err, a), "message \"%s\" lacks \"%s\"", err, a);
+	cr_assert_not_null(strstr(err, b), "message \"%s\" lacks \"%s\"", err, b);
+}
+
+Test(obs_list, pools_the_records_of_its_files)
+{
+	const char *list;
+
+	put("a.csv", QHDR_LINE "\n" TROW("A", "1", "11:00:00"));
+	put("sub/b.csv", QHDR_LINE "\n" TROW("A", "2", "12:00:00") TROW("B", "3", "10:00:00"));
+	list = put("list.csv", "Station_File_List,\r\na.csv\r\n\r\nsub/b.csv\r\n");
+	load_ok(list, &set);
+	cr_assert_eq(set.n, 2);
+	cr_assert_str_eq(set.obs[0].id, "A");
+	cr_assert_float_eq(set.obs[0].speed, 2.0, 0.0, "A's newest record is in b.csv");
+	cr_assert_str_eq(set.obs[1].id, "B");
+	cr_assert_eq(set.times.records, 3);
+}
+
+Test(obs_list, relative_paths_against_the_list_absolute_as_they_are)
+{
+	char text[512];
+	const char *abs = put("elsewhere.csv", HDR TROW("C", "4", "12:00:00"));
+
+	put("a.csv", HDR TROW("A", "1", "11:00:00"));
+	snprintf(text, sizeof text, "\"Station_File_List\"\n../a.csv\n\"%s\",\n", abs);
+	load_ok(put("sub/list.csv", text), &set);
+	cr_assert_eq(set.n, 2);
+	cr_assert_str_eq(set.obs[0].id, "A");
+	cr_assert_str_eq(set.obs[1].id, "C");
+}
+
+Test(obs_list, recent_list_of_current_data)
+{
+	opts.received = T0;
+	put("a.csv", QHDR_LINE "\n" ROW15("A") "\n");
+	put("b.csv", QHDR_LINE "\n" ROW15("B") "\n");
+	load_ok(put("list.csv", "Recent_Station_File_List,\na.csv\nb.csv\n"), &set);
+	cr_assert_eq(set.n, 2);
+	cr_assert_eq(set.valid_time, T0);
+	cr_assert_eq(set.times.undated, 2);
+}
+
+Test(obs_list, missing_file_names_it_and_the_list_line)
+{
+	char want[256];
+	const char *list;
+
+	put("a.csv", HDR TROW("A", "1", "11:00:00"));
+	list = put("list.csv", "Station_File_List,\na.csv\nnosuch.csv\n");
+	snprintf(want, sizeof want, "%s: line 3: %s/nosuch.csv: cannot open: No such file "
+		 "or directory", list, ldir);
+	list_bad(list, WEST_ERR_IO, want, "");
+}
+
+Test(obs_list, bad_record_names_the_list_line_the_file_and_the_record)
+{
+	char want[256];
+	const char *list;
+
+	put("a.csv", HDR TROW("A", "1", "11:00:00") TROW("B", "-5", "11:00:00"));
+	list = put("list.csv", "Station_File_List,\na.csv\n");
+	snprintf(want, sizeof want, "%s: line 2: %s/a.csv: line 3 (station \"B\"): Speed: -5 "
+		 "mps", list, ldir);
+	list_bad(list, WEST_ERR_INVALID, want, "");
+}
+
+Test(obs_list, one_station_at_one_time_in_two_files)
+{
+	char want[256];
+
+	put("a.csv", HDR TROW("A", "1", "11:00:00"));
+	put("b.csv", HDR TROW("B", "1", "11:00:00") TROW("A", "2", "11:00:00"));
+	snprintf(want, sizeof want, "%s/b.csv: line 3 (station \"A\"): Station_Name: "
+		 "duplicate of %s/a.csv: line 2 (station \"A\")", ldir, ldir);
+	list_bad(put("list.csv", "Station_File_List,\na.csv\nb.csv\n"), WEST_ERR_INVALID,
+		 want, "");
+}
+
+Test(obs_list, what_a_list_may_hold)
+{
+	put("a.csv", HDR TROW("A", "1", "11:00:00"));
+	list_bad(put("l1.csv", "Station_File_List,\na.csv\nnotes.txt\n"), WEST_ERR_INVALID,
+		 "line 3: \"notes.txt\" is not a station file (.csv)", "");
+	list_bad(put("l2.csv", "Station_File_List,\na.csv,b.csv\n"), WEST_ERR_INVALID,
+		 "line 2: \"b.csv\" after the file name: one file per line", "");
+	list_bad(put("l3.csv", "Station_File_List,\n\n"), WEST_ERR_INVALID,
+		 "the station file list names no files", "");
+	list_bad(put("l4.csv", "Station_File_List,\nl3.csv\n"), WEST_ERR_INVALID,
+		 "line 2: ", "l3.csv: line 1: a station file list (Station_File_List)");
+	list_bad(put("l5.csv", "Station_File_List,\n\"a.csv\n"), WEST_ERR_INVALID,
+		 "line 2: the double quote opened on line 2 is never closed", "");
+}
+
+Test(obs_list, files_count_together_against_the_limit)
+{
+	const char *text = "Station_File_List,\na.csv\nb.csv\n";
+
+	put("a.csv", HDR TROW("A", "1", "11:00:00"));
+	put("b.csv", HDR TROW("B", "1", "11:00:00"));
+	cr_assert_eq(west_obs_parse_list(text, strlen(text), ldir, 2 * strlen(HDR) + 150,
+					 &opts, &set, err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_not_null(strstr(err, "line 3: "), "%s", err);
+	cr_assert_not_null(strstr(err, "the listed files hold more than"), "%s", err);
+	cr_assert_eq(west_obs_parse_list(text, strlen(text), ldir, 2 * strlen(HDR) + 200,
+					 &opts, &set, err, sizeof err), WEST_OK, "%s", err);
+}
+
+Test(obs_list, which_texts_are_lists)
+{
+	static const char *const lists[] = {
+		"Station_File_List,\na.csv\n", "\xEF\xBB\xBF\r\n\"Station_File_List\"\r\n",
+		"Recent_Station_File_List,\n", "  Station_File_List\n",
+	};
+	static const char *const others[] = {
+		HDR ROW("T1"), "Station_File_Lists,\n", "station_file_list,\n", "", "{}",
+	};
+
+	for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+		cr_assert(west_obs_is_list(lists[i], strlen(lists[i])), "%s", lists[i]);
+	for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+		cr_assert(!west_obs_is_list(others[i], strlen(others[i])), "%s", others[i]);
+}
+
+Test(obs_list, list_text_given_as_csv_is_refused)
+{
+	csv_bad("Station_File_List,\na.csv\n", "line 1: a station file list (Station_File_List)",
+		"it names other files");
 }
