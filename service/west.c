@@ -7,7 +7,8 @@
  *             [--set KEY=VALUE]... [--backend NAME]
  *             [--solver multigrid|sor|sor-potential] [--iterations N]
  *             [--cycles N] [--tolerance X] [--omega W]
- *             [--indexing masked|compact] [--json] [--progress]
+ *             [--indexing masked|compact] [--time T [--time-window S]]
+ *             [--json] [--progress]
  *   west info FILE.nc [--json]
  *
  * The configuration is the defaults, then the --config file, then every
@@ -18,6 +19,7 @@
  * file parses arguments and runs `grid`; west_run.c runs `run` and `info`.
  * Exit codes are listed in usage().
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@
 #include <jansson.h>
 
 #include "log.h"
+#include "obs.h"
 #include "west.h"
 
 static void usage(FILE *f)
@@ -34,7 +37,8 @@ static void usage(FILE *f)
 	      "       west run --obs FILE --out FILE.nc [--terrain FILE] [--config FILE] [--set KEY=VALUE]...\n"
 	      "                [--backend NAME] [--solver multigrid|sor|sor-potential]\n"
 	      "                [--iterations N] [--cycles N] [--tolerance X] [--omega W]\n"
-	      "                [--indexing masked|compact] [--json] [--progress]\n"
+	      "                [--indexing masked|compact] [--time T [--time-window S]]\n"
+	      "                [--json] [--progress]\n"
 	      "       west info FILE.nc [--json]\n"
 	      "       west --help | --version\n"
 	      "\n"
@@ -44,7 +48,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -t, --terrain FILE     DEM: ESRI ASCII grid (.asc) or CF NetCDF raster\n"
 	      "                         (default: the config's `terrain`)\n"
-	      "  -o, --obs FILE         observations: JSON (docs/api.md) or WindNinja CSV (.csv)\n"
+	      "  -o, --obs FILE         observations: JSON (docs/api.md), WindNinja CSV (.csv),\n"
+	      "                         or a WindNinja station file list (.csv) naming CSV files\n"
 	      "  -O, --out FILE.nc      snapshot to write (atomically: temp file, then rename)\n"
 	      "  -c, --config FILE      config file (see conf/westd.conf; default: built-in defaults)\n"
 	      "  -s, --set KEY=VALUE    override one config key (repeatable, applied after --config)\n"
@@ -58,6 +63,12 @@ static void usage(FILE *f)
 	      "      --omega W          relaxation factor of the sor solvers (--set omega=W)\n"
 	      "      --indexing MODE    masked or compact red-black ordering of sor\n"
 	      "                         (--set indexing=MODE)\n"
+	      "      --time T           of each station's records, take the one nearest T\n"
+	      "                         (ISO 8601, 2026-11-22T12:00:00Z); a station with none\n"
+	      "                         within the window is left out with a warning\n"
+	      "                         (default: the newest record of each station)\n"
+	      "      --time-window S    the window of --time: at most S seconds from T\n"
+	      "                         (default 1800)\n"
 	      "      --json             print one line of JSON instead of the table\n"
 	      "      --progress         print a line per model step on stderr even when it is\n"
 	      "                         not a terminal (on a terminal it is the default)\n"
@@ -67,7 +78,8 @@ static void usage(FILE *f)
 	      "            snapshot file), with the file and the line, record or field named\n", f);
 }
 
-enum { OPT_ITER = 256, OPT_SOLVER, OPT_CYCLES, OPT_TOL, OPT_OMEGA, OPT_INDEXING, OPT_JSON, OPT_PROGRESS };
+enum { OPT_ITER = 256, OPT_SOLVER, OPT_CYCLES, OPT_TOL, OPT_OMEGA, OPT_INDEXING, OPT_JSON,
+       OPT_PROGRESS, OPT_TIME, OPT_WINDOW };
 
 static const struct option longopts[] = {
 	{"terrain", required_argument, 0, 't'}, {"config", required_argument, 0, 'c'},
@@ -80,6 +92,8 @@ static const struct option longopts[] = {
 	{"omega", required_argument, 0, OPT_OMEGA},
 	{"indexing", required_argument, 0, OPT_INDEXING},
 	{"json", no_argument, 0, OPT_JSON}, {"progress", no_argument, 0, OPT_PROGRESS},
+	{"time", required_argument, 0, OPT_TIME},
+	{"time-window", required_argument, 0, OPT_WINDOW},
 	{"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
 };
 
@@ -115,6 +129,8 @@ static int take_option(struct opts *o, int c)
 	case 'O': o->out = optarg; return EXIT_OK;
 	case OPT_JSON: o->json = 1; return EXIT_OK;
 	case OPT_PROGRESS: o->progress = 1; return EXIT_OK;
+	case OPT_TIME: o->time_arg = optarg; return EXIT_OK;
+	case OPT_WINDOW: o->window_arg = optarg; return EXIT_OK;
 	case 's': return add_set(o, "--set", NULL, optarg);
 	case 'b': return add_set(o, "--backend", "backend", optarg);
 	case OPT_SOLVER: return add_set(o, "--solver", "solver", optarg);
@@ -129,6 +145,36 @@ static int take_option(struct opts *o, int c)
 	}
 }
 
+/* --time and --time-window of west run: o->at_time, time, window. */
+static int check_time(struct opts *o)
+{
+	char *end;
+
+	if (o->window_arg && !o->time_arg) {
+		fprintf(stderr, "west run: --time-window needs --time\n");
+		return EXIT_USAGE;
+	}
+	if (!o->time_arg)
+		return EXIT_OK;
+	if (!west_obs_time_parse(o->time_arg, &o->time)) {
+		fprintf(stderr, "west run: --time '%s' is not an ISO 8601 time "
+			"(YYYY-MM-DDThh:mm:ssZ)\n", o->time_arg);
+		return EXIT_USAGE;
+	}
+	o->at_time = 1;
+	o->window = WEST_OBS_WINDOW_DEFAULT;
+	if (!o->window_arg)
+		return EXIT_OK;
+	errno = 0;
+	o->window = strtoll(o->window_arg, &end, 10);
+	if (errno || end == o->window_arg || *end || o->window < 0) {
+		fprintf(stderr, "west run: --time-window '%s' is not a whole number of "
+			"seconds >= 0\n", o->window_arg);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 /* Each command's required options and its operand. */
 static int check_command(struct opts *o, int argc, char **argv)
 {
@@ -140,6 +186,11 @@ static int check_command(struct opts *o, int argc, char **argv)
 		return usage(stderr), EXIT_USAGE;
 	}
 	o->command = cmd;
+	if (strcmp(cmd, "run") != 0 && (o->time_arg || o->window_arg)) {
+		fprintf(stderr, "west %s: --time and --time-window are options of west run\n",
+			cmd);
+		return EXIT_USAGE;
+	}
 	if (strcmp(cmd, "info") == 0 && operands == 1) {
 		o->file = argv[optind + 1];
 		return EXIT_OK;
@@ -160,7 +211,7 @@ static int check_command(struct opts *o, int argc, char **argv)
 		fprintf(stderr, "west run: --obs FILE and --out FILE.nc are required\n");
 		return EXIT_USAGE;
 	}
-	return EXIT_OK;
+	return strcmp(cmd, "run") == 0 ? check_time(o) : EXIT_OK;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)

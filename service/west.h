@@ -19,6 +19,9 @@ struct opts {
 	const char *sets[WEST_MAX_SETS];     /* "key=value" */
 	const char *origins[WEST_MAX_SETS];  /* the option that gave it */
 	int nsets, json, progress;
+	const char *time_arg, *window_arg;   /* --time, --time-window as given */
+	int at_time;                         /* --time given: time, window parsed */
+	long long time, window;              /* s since the epoch; s */
 };
 
 /* The backend chosen for c, initialized, with g uploaded (state set). */

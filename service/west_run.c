@@ -3,7 +3,10 @@
  * snapshot) and `west info` (what a snapshot holds), for west.c.
  *
  * run: terrain -> grid, observations (validated against the grid; a bad
- * set is refused whole), backend (one that runs the model), one solve with
+ * set is refused whole; of a time series the newest record of each
+ * station, or with --time the one nearest that time within --time-window,
+ * and which times were kept is logged and printed: "times" in the table
+ * and the JSON), backend (one that runs the model), one solve with
  * a progress line per step on stderr when it is a terminal (or with
  * --progress), the snapshot written atomically, then a summary table or
  * one line of JSON on stdout.  Nothing is written under --out unless the
@@ -54,7 +57,7 @@ static void progress(void *ctx, int step, const struct west_report *r)
 /* Terrain and observations: bad input, exit 3. */
 static int load_inputs(struct run_ctx *x)
 {
-	char err[WEST_ERRLEN];
+	char err[WEST_ERRLEN], times[WEST_ERRLEN];
 	struct west_obs_opts oo;
 
 	if (west_grid_load(&x->grid, x->o->terrain, x->c, err, sizeof err)) {
@@ -64,10 +67,16 @@ static int load_inputs(struct run_ctx *x)
 	oo = (struct west_obs_opts){ .grid = &x->grid,
 				     .max_stations = (size_t)x->c->max_stations,
 				     .allow_outside = x->c->allow_outside };
+	if (x->o->at_time) {
+		oo.pick = WEST_OBS_PICK_NEAREST;
+		oo.time = x->o->time, oo.window = x->o->window;
+	}
 	if (west_obs_load(x->o->obs, &oo, &x->obs, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;
 	}
+	west_obs_times_describe(&x->obs.times, times, sizeof times);
+	west_log(WEST_LOG_NOTICE, "%s: %s", x->o->obs, times);
 	return EXIT_OK;
 }
 
@@ -112,13 +121,15 @@ static void print_report(const struct west_report *r)
 static void print_run_table(const struct run_ctx *x, const char *terrain)
 {
 	const struct west_grid *g = &x->grid;
-	char when[32];
+	char when[32], times[WEST_ERRLEN];
 
 	west_obs_time_format(x->field.valid_time, when, sizeof when);
 	printf("terrain  %s: %zu x %zu x %zu cells of %g x %g m, %zu land\n", terrain,
 	       g->nx, g->ny, g->nz, g->dx, g->dy, g->land_cells);
 	printf("obs      %s: %zu station%s, valid %s\n", x->o->obs, x->obs.n,
 	       x->obs.n == 1 ? "" : "s", when);
+	west_obs_times_describe(&x->obs.times, times, sizeof times);
+	printf("times    %s\n", times);
 	printf("backend  %s: %s (%s)\n", x->be.be->name, x->be.device, x->be.note);
 	print_report(&x->field.report);
 	printf("wrote    %s\n", x->o->out);
@@ -135,6 +146,7 @@ static void print_run_json(const struct run_ctx *x, const char *terrain)
 		"grid", "nx", (json_int_t)x->grid.nx, "ny", (json_int_t)x->grid.ny,
 		"nz", (json_int_t)x->grid.nz, "land_cells", (json_int_t)x->grid.land_cells,
 		"report", west_report_json(&x->field.report));
+	json_object_set_new(j, "times", west_obs_times_json(&x->obs.times));
 	char *text = json_dumps(j, JSON_COMPACT);
 	puts(text);
 	free(text);

@@ -2,8 +2,10 @@
 # west_cli.sh (TAP): the one-shot command end to end: `west grid` (summary,
 # JSON, backend choice), `west run` on the bundled terrain and sample
 # observations (snapshot readable by ncdump and Python's netCDF4 with the
-# CF attributes), `west info`, and the exit code and message of each kind
-# of failure (docs in `west --help` and docs/west.1).
+# CF attributes), `west info`, WindNinja's station files (a time series,
+# --time and --time-window, a station file list, the older format), and the
+# exit code and message of each kind of failure (docs in `west --help` and
+# docs/west.1).
 west=$top_builddir/west
 data=$top_srcdir/data
 tmp=$(mktemp -d) || exit 1
@@ -24,7 +26,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..30"
+echo "1..42"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -88,6 +90,48 @@ check "run: unwritable output, exit 1" 1 "$tmp/nodir/f.nc" \
 	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/nodir/f.nc" --iterations 1
 check "info: not a snapshot, exit 3" 3 "hill.nc" info "$data/hill.nc"
 check "info needs one file" 2 "exactly one snapshot" info
+
+# --- WindNinja's station files (docs/api.md, "Time series") ----------------
+ts=$data/obs/timeseries.csv
+fast="--terrain $data/default.asc --backend cpu --solver sor --iterations 1"
+check "run: a time series keeps the newest record of each station" 0 \
+	"times    3 stations, the newest record of each (10 records read): 2026-11-22T08:59:00Z to 2026-11-22T12:00:00Z" \
+	run $fast --obs "$ts" --out "$tmp/ts.nc"
+check "run: the times kept are logged on stderr" 0 \
+	"west: notice: $ts: 3 stations, the newest record of each" \
+	run $fast --obs "$ts" --out "$tmp/ts.nc"
+check "run: --time takes the record nearest T within 1800 s" 0 \
+	"times    2 stations (1 left out), the record of each nearest 2026-11-22T11:00:00Z within 1800 s (10 records read): 2026-11-22T11:00:00Z to 2026-11-22T11:28:00Z" \
+	run $fast --obs "$ts" --out "$tmp/t1.nc" --time 2026-11-22T11:00:00Z
+check "run: --time warns of each station left out" 0 \
+	'west: warning: station "MET-E" left out: no record within 1800 s of 2026-11-22T11:00:00Z (the nearest is 2026-11-22T08:59:00Z)' \
+	run $fast --obs "$ts" --out "$tmp/t1.nc" --time 2026-11-22T11:00:00Z
+check "run: --time-window widens the window" 0 \
+	"3 stations, the record of each nearest 2026-11-22T11:00:00Z within 7500 s" \
+	run $fast --obs "$ts" --out "$tmp/t2.nc" --time 2026-11-22T11:00:00Z --time-window 7500
+check "run: --json says which times in its times member" 0 \
+	'"times":{"pick":"nearest","records":10,"oldest":"2026-11-22T11:00:00Z","newest":"2026-11-22T11:28:00Z","undated":0,"time":"2026-11-22T11:00:00Z","window":1800,"left_out":1}' \
+	run $fast --obs "$ts" --out "$tmp/t3.nc" --time 2026-11-22T11:00:00Z --json
+check "run: no station within the window, exit 3" 3 \
+	"$ts: no station has a record within 1800 s of 2026-11-22T04:00:00Z (3 stations" \
+	run $fast --obs "$ts" --out "$tmp/t4.nc" --time 2026-11-22T04:00:00Z
+check "run: --time that is not ISO 8601 is a usage error" 2 \
+	"west run: --time '22/11/2026' is not an ISO 8601 time" \
+	run $fast --obs "$ts" --out "$tmp/t5.nc" --time 22/11/2026
+check "run: --time-window without --time is a usage error" 2 \
+	"west run: --time-window needs --time" \
+	run $fast --obs "$ts" --out "$tmp/t5.nc" --time-window 60
+check "run: a station file list pools its files" 0 \
+	"times    2 stations, the newest record of each (8 records read)" \
+	run $fast --obs "$data/obs/stations/default_stations_2.csv" --out "$tmp/l.nc"
+printf 'Station_File_List,\n%s\nnosuch.csv\n' \
+	"$data/obs/stations/MET-N-UTC-2026-11-22_1000-2026-11-22_1200-0.csv" >"$tmp/list.csv"
+check "run: a list's missing file is named with the list's line, exit 3" 3 \
+	"$tmp/list.csv: line 3: $tmp/nosuch.csv: cannot open: No such file or directory" \
+	run $fast --obs "$tmp/list.csv" --out "$tmp/l2.nc"
+check "run: the 15-column format takes the time of receipt" 0 \
+	"2 without date_time, at the time of receipt" \
+	run $fast --obs "$data/obs/old_format.csv" --out "$tmp/o15.nc"
 
 n=$((n + 1))
 if [ -e "$tmp/bad.nc" ] || [ -e "$tmp/o.nc" ]; then
