@@ -511,6 +511,15 @@ static void post_observations(struct west_req *r)
 				   "text/csv", ct ? ct : "(none)");
 		return;
 	}
+	if (csv && west_obs_is_list(r->body ? r->body : "", r->len)) {
+		west_metrics_rejected(&r->d->metrics, WEST_SOURCE_HTTP, WEST_REJECT_INVALID);
+		west_reply_problem(r, 400, "station-file-list", "Bad Request",
+				   "the body is a WindNinja station file list, which names "
+				   "files: westd reads no file a request names; POST the "
+				   "station files' rows under one header, or drop the list "
+				   "and its files in the spool directory");
+		return;
+	}
 	st = westd_ingest(r->d, r->body ? r->body : "", r->len, csv, WEST_SOURCE_HTTP, &in,
 			  err, sizeof err);
 	if (st == WEST_ERR_INVALID && in.out_of_date) {
@@ -527,10 +536,12 @@ static void post_observations(struct west_req *r)
 				   "applied: %s", err);
 		return;
 	}
-	west_reply_json(r, 202, json_pack("{s:I, s:I, s:I, s:o, s:s}", "id", (json_int_t)in.id,
+	west_reply_json(r, 202, json_pack("{s:I, s:I, s:I, s:o, s:o, s:s}",
+					   "id", (json_int_t)in.id,
 					   "field_version", (json_int_t)in.version,
 					   "stations", (json_int_t)in.stations,
 					   "valid_time", time_json(in.valid_time),
+					   "times", west_obs_times_json(&in.times),
 					   "status", "/v1/status"), NULL);
 }
 

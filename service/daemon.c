@@ -177,11 +177,13 @@ void westd_live(struct westd *d, struct westd_live *out)
 
 /* -------------------------------------------------------------- ingest */
 
+/* The newest record of each station; undated records at the clock's now. */
 static struct west_obs_opts obs_opts(const struct westd *d)
 {
 	struct west_obs_opts o = { .grid = &d->grid->g,
 				   .max_stations = (size_t)d->conf.max_stations,
-				   .allow_outside = d->conf.allow_outside };
+				   .allow_outside = d->conf.allow_outside,
+				   .pick = WEST_OBS_PICK_NEWEST };
 	return o;
 }
 
@@ -199,6 +201,7 @@ static enum west_status save_and_submit(struct westd *d, struct west_obs_set *se
 		return st;
 	out->stations = set->n;
 	out->valid_time = set->valid_time;
+	out->times = set->times;
 	r.id = out->id, r.received_at = westd_now(), r.valid_time = set->valid_time;
 	r.stations = set->n, r.source = src, r.fate = WESTD_PENDING;
 	/* submitted and recorded under rec_lock, so that the hooks, which
@@ -276,24 +279,46 @@ static enum west_status check_valid_time(struct westd *d, const struct west_obs_
 	return WEST_OK;
 }
 
+/* Parse body as JSON, CSV, or (from the spool only) a station file list
+ * whose files count against max_bytes; under ingest_lock. */
+static enum west_status parse_body(struct westd *d, const char *body, size_t len, int csv,
+				   enum west_source src, long long max_bytes,
+				   struct west_obs_set *set, char *err, size_t errlen)
+{
+	struct west_obs_opts o = obs_opts(d);
+
+	if (!csv)
+		return west_obs_parse_json(body, len, &o, set, err, errlen);
+	if (src == WEST_SOURCE_SPOOL && d->spool.dir && west_obs_is_list(body, len))
+		return west_obs_parse_list(body, len, d->spool.dir,
+					   (unsigned long long)max_bytes, &o, set, err, errlen);
+	return west_obs_parse_csv(body, len, &o, set, err, errlen);
+}
+
 enum west_status westd_ingest(struct westd *d, const char *body, size_t len, int csv,
 			      enum west_source src, struct westd_ingest *out,
 			      char *err, size_t errlen)
 {
 	struct west_obs_set set = { 0 };
+	struct westd_live live;
 	enum west_status st;
+	char times[WEST_ERRLEN];
 
 	memset(out, 0, sizeof *out);
+	westd_live(d, &live);          /* live_lock before, not inside, ingest_lock */
 	pthread_mutex_lock(&d->ingest_lock);
-	struct west_obs_opts o = obs_opts(d);
-	st = csv ? west_obs_parse_csv(body, len, &o, &set, err, errlen)
-		 : west_obs_parse_json(body, len, &o, &set, err, errlen);
+	st = parse_body(d, body, len, csv, src, live.max_body_bytes, &set, err, errlen);
+	if (!st)
+		west_obs_times_describe(&set.times, times, sizeof times);
 	if (!st && (st = check_valid_time(d, &set, err, errlen)))
 		out->out_of_date = 1;
 	if (!st)
 		st = save_and_submit(d, &set, src, out, err, errlen);
 	pthread_mutex_unlock(&d->ingest_lock);
 	west_obs_set_free(&set);       /* a no-op once submitted */
+	if (!st)
+		west_log(WEST_LOG_INFO, "observation set %llu (%s): %s", out->id,
+			 west_source_label(src), times);
 	west_metrics_received(&d->metrics, src);
 	if (out->out_of_date && src == WEST_SOURCE_HTTP) /* the spool logs its own */
 		west_log(WEST_LOG_WARNING, "POST /v1/observations refused: %s", err);

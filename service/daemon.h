@@ -111,10 +111,16 @@ struct westd_ingest {
 	unsigned long long id, version;  /* version: see worker.h, submit */
 	size_t stations;
 	long long valid_time;
+	struct west_obs_times times;     /* which records were kept (obs.h) */
 	int out_of_date;                 /* refused for its valid time (below) */
 };
 /*
- * Take in one observation set (csv: WindNinja CSV, else JSON).  Errors:
+ * Take in one observation set (csv: WindNinja CSV, else JSON); of a time
+ * series the newest record of each station, a record without date_time at
+ * the time of receipt (now); logged with the times kept.  From the spool
+ * (src WEST_SOURCE_SPOOL) a CSV may be a station file list: its files,
+ * relative to the spool directory, count together against max_body_bytes.
+ * Over HTTP a list is refused (it names files on this machine).  Errors:
  * WEST_ERR_INVALID (the body; err names the record and field), WEST_ERR_IO
  * (it could not be saved; nothing submitted).  A set that parses is also
  * WEST_ERR_INVALID with out_of_date set, logged, when its valid time is

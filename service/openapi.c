@@ -44,8 +44,10 @@ static const struct post_doc {
 } post_docs[] = {
 	{ "/v1/observations", "Post an observation set",
 	  "One set, JSON or CSV (WindNinja station format), validated whole: nothing of a "
-	  "bad set is applied. 202 with the version it will make; a set older than the "
-	  "current field or outside obs_max_age/obs_max_future is 422.",
+	  "bad set is applied. Of a time series the newest record of each station is "
+	  "kept; a station file list is 400 (it names files). 202 with the version it "
+	  "will make and the times kept; a set older than the current field or outside "
+	  "obs_max_age/obs_max_future is 422.",
 	  JSON "|text/csv", "202 413 415 422 503" },
 };
 

@@ -1876,6 +1876,133 @@ Test(westd, spool_takes_good_and_refuses_bad)
 	json_decref(h);
 }
 
+/* =========================================== WindNinja's station files */
+
+#define TS_CSV WEST_SRCDIR "/data/obs/timeseries.csv"
+#define LIST_DIR WEST_SRCDIR "/data/obs/stations"
+#define MET_N "MET-N-UTC-2026-11-22_1000-2026-11-22_1200-0.csv"
+#define MET_S "MET-S-UTC-2026-11-22_0928-2026-11-22_1128-1.csv"
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+	cr_assert_not_null(v, "%s is not a string", key);
+	return v;
+}
+
+/* A time series POSTed as it is (BOM, CRLF, quoted header): the newest
+ * record of each station, and the answer and the log say which times. */
+Test(westd, post_windninja_time_series_keeps_the_newest_and_says_so)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_file(&w, TS_CSV, NULL, &r);
+	cr_assert_eq(r.status, 202, "%s", r.body);
+	json_t *j = fix_json(&r), *t = json_object_get(j, "times");
+	cr_expect_eq(integer(j, "stations"), 3);
+	cr_expect_str_eq(str(j, "valid_time"), "2026-11-22T12:00:00Z");
+	cr_assert(json_is_object(t), "no times member: %s", r.body);
+	cr_expect_str_eq(str(t, "pick"), "newest");
+	cr_expect_eq(integer(t, "records"), 10);
+	cr_expect_str_eq(str(t, "oldest"), "2026-11-22T08:59:00Z");
+	cr_expect_str_eq(str(t, "newest"), "2026-11-22T12:00:00Z");
+	cr_expect_eq(integer(t, "undated"), 0);
+	cr_expect_null(json_object_get(t, "received"));
+	json_decref(j);
+	fix_resp_free(&r);
+	fix_wait_version(&w, 1);
+	j = fix_get_json(&w, "/v1/observations");
+	json_t *obs = json_object_get(json_object_get(j, "current"), "observations");
+	cr_assert_eq(json_array_size(obs), 3);
+	cr_expect_str_eq(str(json_array_get(obs, 0), "id"), "MET-N");
+	cr_expect(fabs(num(json_array_get(obs, 0), "speed") - 5.1) < 1e-9);
+	cr_expect_str_eq(str(json_array_get(obs, 1), "time"), "2026-11-22T11:28:00Z");
+	json_decref(j);
+	cr_expect_eq(fix_log_count(&w, "observation set 1 (http): 3 stations, the newest "
+				   "record of each (10 records read): 2026-11-22T08:59:00Z "
+				   "to 2026-11-22T12:00:00Z"), 1);
+}
+
+/* Current data (rows without date_time) take the time of receipt. */
+Test(westd, post_current_data_takes_the_time_of_receipt)
+{
+	struct http_resp r;
+	long long t0 = (long long)time(NULL), got;
+
+	fix_start(&w, NULL);
+	fix_post_file(&w, WEST_SRCDIR "/data/obs/current.csv", NULL, &r);
+	cr_assert_eq(r.status, 202, "%s", r.body);
+	json_t *j = fix_json(&r), *t = json_object_get(j, "times");
+	cr_assert(west_obs_time_parse(str(t, "received"), &got));
+	cr_expect(got >= t0 && got <= (long long)time(NULL), "received %s", str(t, "received"));
+	cr_expect_eq(integer(t, "undated"), 2);
+	cr_expect_str_eq(str(j, "valid_time"), str(t, "received"));
+	json_decref(j);
+	fix_resp_free(&r);
+	cr_expect_eq(fix_log_count(&w, "2 without date_time, at the time of receipt"), 1);
+}
+
+/* A list names files on the daemon's machine: never read for a request. */
+Test(westd, post_station_file_list_is_refused)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_file(&w, LIST_DIR "/default_stations_2.csv", NULL, &r);
+	fix_problem(&r, 400, "station-file-list", "reads no file a request names");
+	cr_expect_eq(fix_version(&w), 0);
+	json_t *h = history();
+	cr_expect_eq(json_array_size(h), 0, "a refused list is in the history");
+	json_decref(h);
+}
+
+/* Copy data/obs/stations/NAME to w.dir/rel. */
+static void copy_station_file(const char *name, const char *rel)
+{
+	char src[512];
+	size_t n;
+
+	snprintf(src, sizeof src, "%s/%s", LIST_DIR, name);
+	char *text = fix_slurp(src, &n);
+	fix_write(&w, rel, text, NULL, 0);
+	free(text);
+}
+
+/* The spool takes a list; its files, in a sub-directory, stay where they are. */
+Test(westd, spool_takes_a_station_file_list)
+{
+	char path[256];
+	size_t n;
+
+	fix_start(&w, NULL);
+	snprintf(path, sizeof path, "%s/spool/wx", w.dir);
+	cr_assert_eq(mkdir(path, 0700), 0, "%s", strerror(errno));
+	copy_station_file(MET_N, "spool/wx/" MET_N);
+	copy_station_file(MET_S, "spool/wx/" MET_S);
+	spool_drop("stations.csv", "Station_File_List,\nwx/" MET_N "\nwx/" MET_S "\n");
+	wait_exists("spool/done/stations.csv");
+	fix_wait_version(&w, 1);
+	cr_expect(exists("spool/wx/" MET_N) && exists("spool/wx/" MET_S),
+		  "the listed files were moved");
+	json_t *o = fix_get_json(&w, "/v1/observations");
+	cr_expect_eq(json_array_size(json_object_get(json_object_get(o, "current"),
+						     "observations")), 2);
+	json_decref(o);
+	cr_expect_eq(fix_log_count(&w, "observation set 1 (spool): 2 stations, the newest "
+				   "record of each (8 records read)"), 1);
+
+	spool_drop("missing.csv", "Station_File_List,\nwx/" MET_N "\nwx/nosuch.csv\n");
+	wait_exists("spool/failed/missing.csv.error");
+	snprintf(path, sizeof path, "%s/spool/failed/missing.csv.error", w.dir);
+	char *why = fix_slurp(path, &n), want[256];
+	snprintf(want, sizeof want, "line 3: %s/spool/wx/nosuch.csv: cannot open: No such "
+		 "file or directory", w.dir);
+	cr_expect_not_null(strstr(why, want), ".error: %s", why);
+	free(why);
+	cr_expect_eq(fix_version(&w), 1, "a refused list changed the field");
+}
+
 /* ====================================================== valid times */
 
 /* POST a set of the sample stations at time t; the answer in r. */
