@@ -326,10 +326,9 @@ static enum west_status csv_row(const struct west_csv_rec *cr, int ncol, struct 
 	if (r->f[C_NAME][0])
 		snprintf(r->rec, sizeof r->rec, "line %zu (station \"%s\")", cr->line,
 			 west_obs_show(r->f[C_NAME], buf, sizeof buf));
-	if (cr->bad >= 0)
+	if (cr->bad >= 0 && cr->bad < ncol)  /* one beyond: the count below */
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: %s: %s", r->rec,
-				 cr->bad < NCOL ? col_names[cr->bad] : "beyond the header",
-				 cr->problem);
+				 col_names[cr->bad], cr->problem);
 	if (cr->n == ncol)
 		return WEST_OK;
 	if (ncol == NCOL && cr->n == NCOL - 1 && !west_obs_time_parse(r->f[C_RUNITS], &t))

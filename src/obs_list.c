@@ -112,6 +112,7 @@ static enum west_status list_file(struct list_ctx *x, const struct west_csv_rec 
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "line %zu: cannot allocate", r->line);
 	}
 	x->paths = p;
+	x->npaths++;   /* owned from here: freed with the others */
 	s = west_obs_read_file(path, x->budget, &buf, &len, msg, sizeof msg);
 	if (s == WEST_ERR_INVALID)  /* only the size */
 		return west_fail(err, errlen, s, "line %zu: %s: the listed files hold more "
@@ -119,7 +120,7 @@ static enum west_status list_file(struct list_ctx *x, const struct west_csv_rec 
 	if (s != WEST_OK)
 		return west_fail(err, errlen, s, "line %zu: %s: %s", r->line, path, msg);
 	x->budget -= len;
-	s = west_obs_csv_rows(buf, len, x->paths[x->npaths++], o, &x->rows, msg, sizeof msg);
+	s = west_obs_csv_rows(buf, len, x->paths[x->npaths - 1], o, &x->rows, msg, sizeof msg);
 	free(buf);
 	if (s != WEST_OK)
 		return west_fail(err, errlen, s, "line %zu: %s: %s", r->line, path, msg);
