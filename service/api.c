@@ -73,40 +73,11 @@ static int in_domain(const struct west_grid *g, double x, double y)
 	       y >= g->y0 && y <= g->y0 + (double)g->ny * g->dy;
 }
 
-/* Into buf: "; swapped, ... is inside" when lat, lon taken as lon, lat
- * lands in g's domain, else "". */
-static void swap_hint(const struct west_grid *g, double lon, double lat, char *buf,
-		      size_t size)
-{
-	double x, y;
-
-	buf[0] = '\0';
-	if (!west_tm_forward(&g->crs, lat, lon, &x, &y, NULL, 0) && in_domain(g, x, y))
-		snprintf(buf, size, "; lon=%.10g&lat=%.10g is inside: were longitude and "
-			 "latitude given the wrong way round?", lat, lon);
-}
-
-/* The 422 for lon, lat outside g's domain, in degrees. */
-static void lonlat_outside(struct west_req *r, const struct west_grid *g, double lon,
-			   double lat)
-{
-	double bb[4];
-	char box[160] = "", swap[160];
-
-	if (west_edr_lonlat_bbox(g, bb))
-		snprintf(box, sizeof box, " (lon %.5f .. %.5f, lat %.5f .. %.5f, WGS 84)",
-			 bb[0], bb[2], bb[1], bb[3]);
-	swap_hint(g, lon, lat, swap, sizeof swap);
-	west_reply_problem(r, 422, "point-not-in-air", "Unprocessable Content",
-			   "lon %.10g, lat %.10g is outside the domain%s%s", lon, lat, box,
-			   swap);
-}
-
 /* x, y from x=&y= or lon=&lat= (a grid with a transverse Mercator CRS);
  * lon/lat outside the domain is answered here, in degrees. */
 static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, double *y)
 {
-	char err[WEST_ERRLEN], swap[160];
+	char err[WEST_ERRLEN], why[WEST_ERRLEN];
 	double lon, lat;
 
 	if (!west_req_arg(r, "lon") && !west_req_arg(r, "lat"))
@@ -125,13 +96,15 @@ static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, doub
 		return 0;
 	}
 	if (west_tm_forward(&g->crs, lon, lat, x, y, err, sizeof err)) {
-		swap_hint(g, lon, lat, swap, sizeof swap);
+		west_edr_swap_hint(g, lon, lat, 0, why, sizeof why);
 		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "lon/lat: %s%s",
-				   err, swap);
+				   err, why);
 		return 0;
 	}
 	if (!in_domain(g, *x, *y)) {
-		lonlat_outside(r, g, lon, lat);
+		west_edr_lonlat_outside(g, lon, lat, 0, why, sizeof why);
+		west_reply_problem(r, 422, "point-not-in-air", "Unprocessable Content", "%s",
+				   why);
 		return 0;
 	}
 	return 1;
