@@ -257,8 +257,8 @@ static void grid_query(struct west_req *r, int area)
 	if (!(p = edr_field(r, &crs)))
 		goto out;
 	if (crs == WEST_EDR_CRS84)
-		st = area ? west_edr_polygon_to_grid(&p->grid->crs, &poly, err, sizeof err)
-			  : west_edr_bbox_to_grid(&p->grid->crs, bbox, &poly, err, sizeof err);
+		st = area ? west_edr_polygon_to_grid(p->grid, &poly, err, sizeof err)
+			  : west_edr_bbox_to_grid(p->grid, bbox, &poly, err, sizeof err);
 	if (!st)
 		st = west_covjson_cube(p->grid, &p->field, area ? NULL : bbox,
 				       area || crs == WEST_EDR_CRS84 ? &poly : NULL,

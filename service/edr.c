@@ -658,10 +658,31 @@ enum west_status west_edr_parse_crs(const struct west_crs *c, const char *s,
 			 code ? " or crs=" : "", epsg);
 }
 
+static int in_domain(const struct west_grid *g, double x, double y)
+{
+	return x >= g->x0 && x <= g->x0 + (double)g->nx * g->dx &&
+	       y >= g->y0 && y <= g->y0 + (double)g->ny * g->dy;
+}
+
+/* Into buf: a sentence when CRS84 coordinates (a, b) are inside the
+ * domain as the grid's own x, y: metres given without crs.  "" else. */
+static void metres_hint(const struct west_grid *g, double a, double b, char *buf,
+			size_t size)
+{
+	char id[128];
+
+	buf[0] = '\0';
+	if (!in_domain(g, a, b))
+		return;
+	crs_id(&g->crs, id, sizeof id);
+	snprintf(buf, size, "; as the grid's x, y in metres the point is inside the "
+		 "domain: add crs=%s to give metres", id);
+}
+
 /* The vertices lon[i], lat[i] (degrees; a closed ring of n) in the grid's
  * CRS into p, each edge cut into WEST_EDR_DENSIFY pieces along the straight
  * line in degrees, so that the ring keeps its shape on the grid. */
-static enum west_status ring_to_grid(const struct west_crs *c, const double *lon,
+static enum west_status ring_to_grid(const struct west_grid *g, const double *lon,
 				     const double *lat, size_t n, struct west_polygon *p,
 				     char *err, size_t errlen)
 {
@@ -674,12 +695,13 @@ static enum west_status ring_to_grid(const struct west_crs *c, const double *lon
 			double a = (double)k / WEST_EDR_DENSIFY;
 			double lo = i + 1 < n ? lon[i] + a * (lon[i + 1] - lon[i]) : lon[i];
 			double la = i + 1 < n ? lat[i] + a * (lat[i + 1] - lat[i]) : lat[i];
-			char why[WEST_ERRLEN];
-			if (west_tm_forward(c, lo, la, &x, &y, why, sizeof why)) {
+			char why[WEST_ERRLEN], hint[320];
+			if (west_tm_forward(&g->crs, lo, la, &x, &y, why, sizeof why)) {
 				west_polygon_free(p);
+				metres_hint(g, lon[i], lat[i], hint, sizeof hint);
 				return west_fail(err, errlen, WEST_ERR_INVALID,
-						 "vertex %zu (lon %.10g, lat %.10g): %s", i + 1,
-						 lon[i], lat[i], why);
+						 "vertex %zu (lon %.10g, lat %.10g): %s%s", i + 1,
+						 lon[i], lat[i], why, hint);
 			}
 			if (push_vertex(p, &cap, x, y)) {
 				west_polygon_free(p);
@@ -690,28 +712,28 @@ static enum west_status ring_to_grid(const struct west_crs *c, const double *lon
 	return WEST_OK;
 }
 
-enum west_status west_edr_polygon_to_grid(const struct west_crs *c,
+enum west_status west_edr_polygon_to_grid(const struct west_grid *g,
 					  struct west_polygon *p,
 					  char *err, size_t errlen)
 {
-	struct west_polygon g;
+	struct west_polygon q;
 	char why[WEST_ERRLEN];
-	enum west_status st = ring_to_grid(c, p->x, p->y, p->n, &g, why, sizeof why);
+	enum west_status st = ring_to_grid(g, p->x, p->y, p->n, &q, why, sizeof why);
 
 	if (st)
 		return west_fail(err, errlen, st, "coords (CRS84): %s", why);
 	west_polygon_free(p);
-	*p = g;
+	*p = q;
 	return WEST_OK;
 }
 
-enum west_status west_edr_bbox_to_grid(const struct west_crs *c, const double bbox[4],
+enum west_status west_edr_bbox_to_grid(const struct west_grid *g, const double bbox[4],
 				       struct west_polygon *p, char *err, size_t errlen)
 {
 	const double lon[5] = { bbox[0], bbox[2], bbox[2], bbox[0], bbox[0] };
 	const double lat[5] = { bbox[1], bbox[1], bbox[3], bbox[3], bbox[1] };
 	char why[WEST_ERRLEN];
-	enum west_status st = ring_to_grid(c, lon, lat, 5, p, why, sizeof why);
+	enum west_status st = ring_to_grid(g, lon, lat, 5, p, why, sizeof why);
 
 	return st ? west_fail(err, errlen, st, "bbox (CRS84): %s", why) : WEST_OK;
 }
@@ -891,12 +913,6 @@ static int wgs84_bbox(const struct west_grid *g, double bb[4])
 int west_edr_lonlat_bbox(const struct west_grid *g, double bb[4])
 {
 	return wgs84_bbox(g, bb);
-}
-
-static int in_domain(const struct west_grid *g, double x, double y)
-{
-	return x >= g->x0 && x <= g->x0 + (double)g->nx * g->dx &&
-	       y >= g->y0 && y <= g->y0 + (double)g->ny * g->dy;
 }
 
 void west_edr_swap_hint(const struct west_grid *g, double lon, double lat, int wkt,
@@ -1351,10 +1367,11 @@ enum west_status west_covjson_position_lonlat(const struct west_grid *g,
 				 "coords: the terrain has no transverse Mercator CRS, so "
 				 "longitude and latitude cannot be placed on the grid");
 	if (west_tm_forward(&g->crs, lon, lat, &x, &y, why, sizeof why)) {
-		char swap[200];
+		char swap[200], metres[320];
 		west_edr_swap_hint(g, lon, lat, 1, swap, sizeof swap);
-		return west_fail(err, errlen, WEST_ERR_INVALID, "coords (CRS84): %s%s",
-				 why, swap);
+		metres_hint(g, lon, lat, metres, sizeof metres);
+		return west_fail(err, errlen, WEST_ERR_INVALID, "coords (CRS84): %s%s%s",
+				 why, swap, metres);
 	}
 	if (check_coords(g, x, y, NULL, 0)) {
 		west_edr_lonlat_outside(g, lon, lat, 1, why, sizeof why);

@@ -181,11 +181,12 @@ enum west_status west_edr_parse_crs(const struct west_crs *c, const char *s,
  * a new ring) given in CRS84, as a ring in the grid's CRS: every edge cut
  * into WEST_EDR_DENSIFY pieces along the straight line in degrees, so the
  * ring keeps its shape under the projection.  A vertex the projection
- * refuses is WEST_ERR_INVALID naming it. */
-enum west_status west_edr_polygon_to_grid(const struct west_crs *c,
+ * refuses is WEST_ERR_INVALID naming it (and saying so when it is inside
+ * the domain as the grid's x, y: metres given without crs). */
+enum west_status west_edr_polygon_to_grid(const struct west_grid *g,
 					  struct west_polygon *p,
 					  char *err, size_t errlen);
-enum west_status west_edr_bbox_to_grid(const struct west_crs *c, const double bbox[4],
+enum west_status west_edr_bbox_to_grid(const struct west_grid *g, const double bbox[4],
 				       struct west_polygon *p, char *err, size_t errlen);
 
 /* Into buf: "lon A, lat B is outside the domain (lon .. , lat .., WGS 84)"

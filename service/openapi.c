@@ -137,10 +137,11 @@ static const struct param_doc param_docs[] = {
 	{ "/api", "f", "string", 0, "json|html",
 	  "json: the OpenAPI document; html: a page of it. Without f, Accept decides." },
 	{ "/collections/wind/position", "coords", "string", 1, NULL,
-	  "POINT(x y) in the collection's CRS (the grid's projected CRS, m); in a URL the "
-	  "space is %20." },
+	  "POINT(lon lat) in CRS84 (degrees), or POINT(x y) in metres with crs naming the "
+	  "grid's CRS; in a URL the space is %20." },
 	{ "/collections/wind/area", "coords", "string", 1, NULL,
-	  "POLYGON((x y, x y, ...)) in the collection's CRS (m), closed." },
+	  "POLYGON((lon lat, lon lat, ...)) in CRS84, or x y (m) with crs naming the "
+	  "grid's CRS; closed. Answered on the grid's columns in the grid's CRS." },
 	{ "/collections/wind/position", "f", "string", 0, "CoverageJSON|covjson",
 	  "Output format: CoverageJSON (the only one)." },
 	{ "/collections/wind/area", "f", "string", 0, "CoverageJSON|covjson",
@@ -186,10 +187,12 @@ static const struct param_doc param_docs[] = {
 	  "open end), or a comma list; one that does not include the field's valid time is "
 	  "404 no-data-at-time." },
 	{ NULL, "crs", "string", 0, NULL,
-	  "The CRS of coords or bbox: the collection's crs (its own CRS; nothing is "
-	  "reprojected); any other is 400." },
+	  "The CRS of coords or bbox: CRS84 (longitude, latitude in degrees, WGS 84; the "
+	  "default) or the grid's own CRS (x, y in metres), as the collection's crs lists "
+	  "them (EPSG:n names an EPSG URI there too); any other is 400." },
 	{ NULL, "bbox", "string", 1, NULL,
-	  "minx,miny,maxx,maxy in the collection's CRS (m)." },
+	  "minlon,minlat,maxlon,maxlat in CRS84, or minx,miny,maxx,maxy (m) with crs "
+	  "naming the grid's CRS." },
 };
 
 /* The reason phrase and what an answer with status code means here. */

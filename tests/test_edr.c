@@ -569,7 +569,7 @@ Test(parse, crs84_box_to_grid)
 	double lon, lat;
 
 	set_utm(UTM33_WKT);
-	cr_assert_eq(west_edr_bbox_to_grid(&g.crs, bb, &p, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_edr_bbox_to_grid(&g, bb, &p, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(p.n, 4 * WEST_EDR_DENSIFY + 1);
 	cr_assert_eq(p.x[0], p.x[p.n - 1]);
 	cr_assert_eq(p.y[0], p.y[p.n - 1]);
@@ -584,7 +584,7 @@ Test(parse, crs84_box_to_grid)
 	west_polygon_free(&p);
 	/* a vertex the projection refuses is named */
 	const double far[4] = { 100.0, 42.0, 101.0, 43.0 };
-	cr_assert_eq(west_edr_bbox_to_grid(&g.crs, far, &p, err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_eq(west_edr_bbox_to_grid(&g, far, &p, err, sizeof err), WEST_ERR_INVALID);
 	assert_err_has("bbox (CRS84): vertex 1 (lon 100, lat 42)", NULL);
 	free(g.crs.wkt);
 	g.crs.wkt = NULL;

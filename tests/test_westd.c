@@ -1311,6 +1311,11 @@ Test(westd, lonlat_outside_the_domain_speaks_degrees)
 	fix_get(&w, "/collections/wind/position?coords=POINT(42.01%2015.06)&z=10", &r);
 	fix_problem(&r, 400, NULL, "POINT(15.06 42.01) is inside");
 	expect_covjson_200("/collections/wind/position?coords=POINT(15.06%2042.01)&z=10");
+	fix_get(&w, "/collections/wind/position?coords=POINT(" PX "%20" PY ")&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "add crs=http://www.opengis.net/def/crs/EPSG/0/32633 "
+		    "to give metres");
+	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "bbox (CRS84): vertex 1 (lon 504000, lat 4652000)");
 	fix_get(&w, "/collections/wind/position?coords=POINT(15.06%2042.01)&z=10" NATIVE, &r);
 	fix_problem(&r, 400, "bad-parameter", "these look like degrees");
 	fix_get(&w, "/collections/wind/position?coords=POINT(42.01%2015.06)&z=10" NATIVE, &r);
