@@ -24,6 +24,10 @@
  *
  * Keywords match in any case; a quoted string ("" inside is a quote) never
  * counts as structure.  Nothing is allocated.
+ *
+ * west_crs_epsg (terrain.h) reads the same text for the EPSG code that
+ * names a CRS: its top-level authority, or UTM on WGS 84 recognised from
+ * the projection parameters (an ESRI .prj names no authority).
  */
 #include "terrain.h"
 #include "terrain_internal.h"
