@@ -600,21 +600,12 @@ static json_t *real_array(const double *v, size_t n)
 static void crs_id(const struct west_crs *c, char *buf, size_t size)
 {
 	unsigned long code = west_crs_epsg(c);
-	const char *q;
-	size_t n;
+	char name[64];
 
-	if (code) {
+	if (code)
 		snprintf(buf, size, EPSG_URI "%lu", code);
-		return;
-	}
-	if (c->wkt && (q = strchr(c->wkt, '"')) && (n = strcspn(q + 1, "\"")) > 0) {
-		snprintf(buf, size, "%.*s", (int)(n < 63 ? n : 63), q + 1);
-	} else {
-		snprintf(buf, size, "%s", c->grid_mapping_name[0] ? c->grid_mapping_name : "native");
-	}
-	for (char *p = buf; *p; p++)
-		if (!isprint((unsigned char)*p))
-			*p = '?';
+	else
+		snprintf(buf, size, "%s", west_crs_name(c, name, sizeof name) ? name : "native");
 }
 
 /* CRS84 as a crs parameter may name it. */

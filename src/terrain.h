@@ -111,6 +111,12 @@ void west_crs_free(struct west_crs *crs);
  * zone's central meridian), WGS 84 / UTM's code, 326zz or 327zz (an ESRI
  * .prj names no authority); else 0. */
 unsigned long west_crs_epsg(const struct west_crs *crs);
+
+/* A short name for crs into buf (terrain_wkt.c): the WKT's first quoted
+ * name ("WGS_1984_UTM_Zone_33N"), else the CF grid_mapping_name, else "";
+ * bytes that are not printable ASCII become '?'.  1 when a name was
+ * found. */
+int west_crs_name(const struct west_crs *crs, char *buf, size_t size);
 enum west_status west_crs_copy(struct west_crs *dst, const struct west_crs *src,
 			       char *err, size_t errlen);
 

@@ -325,3 +325,22 @@ unsigned long west_crs_epsg(const struct west_crs *c)
 		return code;
 	return datum_is_wgs84(&top) ? utm_epsg(c) : 0;
 }
+
+/* ------------------------------------------------------------ CRS name */
+
+int west_crs_name(const struct west_crs *c, char *buf, size_t size)
+{
+	const char *q = c && c->wkt ? strchr(c->wkt, '"') : NULL;
+	size_t n = q ? strcspn(q + 1, "\"") : 0;
+
+	if (n > 0 && q[1 + n] == '"')
+		snprintf(buf, size, "%.*s", (int)n, q + 1);
+	else if (c && c->grid_mapping_name[0])
+		snprintf(buf, size, "%s", c->grid_mapping_name);
+	else
+		buf[0] = '\0';
+	for (char *p = buf; *p; p++)
+		if (!isprint((unsigned char)*p))
+			*p = '?';
+	return buf[0] != '\0';
+}

@@ -1151,3 +1151,24 @@ Test(crs, epsg_code)
 	cr_assert_eq(epsg_of("PROJCS[\"a\",UNIT[\"metre\",1,AUTHORITY[\"EPSG\",\"9001\"]]]",
 			     0.0, 0.0, 1.0), 0);
 }
+
+/* The short name: the WKT's first quoted name, else the grid mapping. */
+Test(crs, name)
+{
+	struct west_crs c = { .grid_mapping_name = "transverse_mercator" };
+	char b[16];
+
+	c.wkt = (char *)"PROJCS[\"WGS_1984_UTM_Zone_33N\",UNIT[\"Meter\",1.0]]";
+	cr_assert_eq(west_crs_name(&c, b, sizeof b), 1);
+	cr_assert_str_eq(b, "WGS_1984_UTM_Zo", "cut to the buffer");
+	c.wkt = (char *)"PROJCS[\"Gau\xdf\",UNIT[\"Meter\",1.0]]";
+	west_crs_name(&c, b, sizeof b);
+	cr_assert_str_eq(b, "Gau?");
+	c.wkt = (char *)"PROJCS[\"unclosed";
+	west_crs_name(&c, b, sizeof b);
+	cr_assert_str_eq(b, "transverse_merc");
+	c.wkt = NULL;
+	c.grid_mapping_name[0] = '\0';
+	cr_assert_eq(west_crs_name(&c, b, sizeof b), 0);
+	cr_assert_str_eq(b, "");
+}
