@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "grid.h"
 #include "status.h"
 
@@ -72,6 +74,23 @@ enum west_status west_obs_parse_csv(const char *text, size_t len,
 				    const struct west_obs_opts *o,
 				    struct west_obs_set *set,
 				    char *err, size_t errlen);
+
+/*
+ * The writer (obs_json.c): the set in the JSON schema that west_obs_parse_json accepts: per station
+ * id, x, y (grid CRS, m, whatever the input gave), height, speed,
+ * direction, time (west_obs_time_format), then either "stability" (the
+ * class letter) when inv_L is NaN, or "inv_L" (the parser recomputes the
+ * class from it, by Golder's rule with z0 or its default), and "z0" when
+ * not NaN.  Numbers are reals; dumped with 17 significant digits (jansson's
+ * default, or JSON_REAL_PRECISION(17)) they read back bit for bit, -0.0
+ * included.  So parse(to_json(set)) gives back every field of every
+ * station, valid_time too, and `outside` when parsed against the same
+ * west_obs_opts (the parser recomputes it from x, y and the grid).  New
+ * reference; NULL when out of memory or when a value has no JSON form
+ * (an id that is not UTF-8, a non-finite number: never so in a set the
+ * readers accepted).
+ */
+json_t *west_obs_to_json(const struct west_obs_set *set);
 
 /* Read a file: CSV when its name ends in .csv (any case), else JSON. */
 enum west_status west_obs_load(const char *path, const struct west_obs_opts *o,
