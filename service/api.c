@@ -554,13 +554,13 @@ static void get_observations(struct west_req *r)
 
 static void get_snapshots(struct west_req *r)
 {
-	struct west_snapshot_entry *e = NULL;
+	struct west_snapwriter_entry *e = NULL;
 	size_t n = 0;
 	char err[WEST_ERRLEN];
 	json_t *list = json_array();
 
 	if (r->d->conf.snapshot_dir[0] &&
-	    west_snapshot_list(r->d->conf.snapshot_dir, &e, &n, err, sizeof err)) {
+	    west_snapwriter_list(r->d->conf.snapshot_dir, &e, &n, err, sizeof err)) {
 		json_decref(list);
 		west_log(WEST_LOG_ERR, "snapshots: %s", err);
 		west_reply_problem(r, 503, "snapshots-unreadable", "Service Unavailable",
@@ -587,7 +587,7 @@ static void get_snapshot(struct west_req *r)
 	struct stat sb;
 	int fd;
 
-	if (!r->d->conf.snapshot_dir[0] || !west_snapshot_name_valid(r->path_arg, NULL)) {
+	if (!r->d->conf.snapshot_dir[0] || !west_snapwriter_name_valid(r->path_arg, NULL)) {
 		west_reply_problem(r, 404, "no-such-snapshot", "Not Found",
 				   "no snapshot named '%.80s' (GET /v1/snapshots lists them)",
 				   r->path_arg);
