@@ -1,7 +1,8 @@
 /*
  * api.c: westd's routes (docs/api.md): the native /v1 API, health and
  * metrics.  The OGC API - EDR routes are in api_edr.c, the map page's in
- * api_ui.c; all register in westd_routes (api.h).
+ * api_ui.c; the route table that names them all is routes.c (westd_routes,
+ * api.h).
  *
  * Every field answer comes from one published field, held (reference) for
  * the length of the request: a reader never sees two versions mixed.
@@ -188,7 +189,7 @@ json_t *api_grid_json(const struct west_grid *g)
 	return j;
 }
 
-static void get_field(struct west_req *r)
+void api_get_field(struct west_req *r)
 {
 	struct west_published *p = api_field(r);
 	json_t *o;
@@ -228,7 +229,7 @@ static json_t *level_json(const struct west_point *pt)
 			 "direction", num(pt->direction));
 }
 
-static void get_point(struct west_req *r)
+void api_get_point(struct west_req *r)
 {
 	struct west_published *p;
 	struct west_point pt;
@@ -251,7 +252,7 @@ static void get_point(struct west_req *r)
 	west_published_release(p);
 }
 
-static void get_profile(struct west_req *r)
+void api_get_profile(struct west_req *r)
 {
 	struct west_published *p = api_field(r);
 	struct west_point *pts;
@@ -336,7 +337,7 @@ static void slice_answer(struct west_req *r, const struct west_published *p, dou
 	west_reply_json(r, 200, o, NULL);
 }
 
-static void get_slice(struct west_req *r)
+void api_get_slice(struct west_req *r)
 {
 	struct west_published *p;
 	enum west_zref zref;
@@ -435,7 +436,7 @@ static void terrain_answer(struct west_req *r, const struct west_grid *g, size_t
 
 /* The ground under the current field (the grid it was solved on), or
  * before the first field under the grid the next solve will use. */
-static void get_terrain(struct west_req *r)
+void api_get_terrain(struct west_req *r)
 {
 	struct west_published *p;
 	struct west_shared_grid *sg = NULL;
@@ -467,7 +468,7 @@ static int media_is(const char *ct, const char *type)
 	return !strncasecmp(ct, type, n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-static void post_observations(struct west_req *r)
+void api_post_observations(struct west_req *r)
 {
 	const char *ct = west_req_header(r, "Content-Type");
 	struct westd_ingest in;
@@ -520,7 +521,7 @@ static json_t *record_json(const struct westd_record *rec)
 	return o;
 }
 
-static void get_observations(struct west_req *r)
+void api_get_observations(struct west_req *r)
 {
 	struct westd_record *recs = malloc(WESTD_RECORDS * sizeof *recs);
 	struct west_published *p = west_store_acquire(&r->d->store);
@@ -552,7 +553,7 @@ static void get_observations(struct west_req *r)
 
 /* ------------------------------------------------------------- snapshots */
 
-static void get_snapshots(struct west_req *r)
+void api_get_snapshots(struct west_req *r)
 {
 	struct west_snapwriter_entry *e = NULL;
 	size_t n = 0;
@@ -581,7 +582,7 @@ static void get_snapshots(struct west_req *r)
 			NULL);
 }
 
-static void get_snapshot(struct west_req *r)
+void api_get_snapshot(struct west_req *r)
 {
 	char path[WEST_CONF_PATH_MAX + WEST_SNAPSHOT_NAME_MAX + 2];
 	struct stat sb;
@@ -630,7 +631,7 @@ static json_t *snapshots_json(struct westd *d)
 			 "last_seconds", s.last_seconds, "last_error", s.last_error);
 }
 
-static void get_status(struct west_req *r)
+void api_get_status(struct west_req *r)
 {
 	struct westd *d = r->d;
 	struct west_worker_stats ws;
@@ -660,12 +661,12 @@ static void get_status(struct west_req *r)
 
 /* ---------------------------------------------------------------- health */
 
-static void get_livez(struct west_req *r)
+void api_get_livez(struct west_req *r)
 {
 	west_reply_json(r, 200, json_pack("{s:s}", "status", "alive"), NULL);
 }
 
-static void get_readyz(struct west_req *r)
+void api_get_readyz(struct west_req *r)
 {
 	char why[WEST_ERRLEN];
 
@@ -675,7 +676,7 @@ static void get_readyz(struct west_req *r)
 		west_reply_problem(r, 503, "not-ready", "Service Unavailable", "%s", why);
 }
 
-static void get_metrics(struct west_req *r)
+void api_get_metrics(struct west_req *r)
 {
 	struct westd *d = r->d;
 	struct west_worker_stats ws;
@@ -710,7 +711,7 @@ static void get_metrics(struct west_req *r)
 
 /* ------------------------------------------------------------------- api */
 
-/* The OpenAPI document of routes[] (below, westd_routes): JSON as WEST_OPENAPI_TYPE, or
+/* The OpenAPI document of the route table (routes.c): JSON as WEST_OPENAPI_TYPE, or
  * application/json when the client asks for that (f=application/json, or
  * an Accept that rates it above the OpenAPI type); the HTML page of it
  * with f=html or an Accept that rates text/html above application/json
@@ -755,52 +756,4 @@ void api_openapi(struct west_req *r)
 				      api_ui_accept_q(accept, WEST_OPENAPI_TYPE);
 		west_reply_json(r, 200, doc, plain ? "application/json" : WEST_OPENAPI_TYPE);
 	}
-}
-
-/* ---------------------------------------------------------------- routes */
-
-/* The query parameters each route takes (http.h refuses any other). */
-static const char *const P_FIELD[] = { "version", NULL };
-static const char *const P_POINT[] = { "x", "y", "lon", "lat", "z", "zref", "version", NULL };
-static const char *const P_PROFILE[] = { "x", "y", "lon", "lat", "version", NULL };
-static const char *const P_SLICE[] = { "z", "zref", "stride", "version", NULL };
-static const char *const P_TERRAIN[] = { "stride", NULL };
-static const char *const P_F[] = { "f", NULL };
-static const char *const P_POSITION[] = { "coords", "z", "zref", "parameter-name",
-					  "datetime", "crs", "f", "version", NULL };
-static const char *const P_CUBE[] = { "bbox", "z", "zref", "parameter-name",
-				      "datetime", "crs", "f", "version", NULL };
-
-static const struct west_route_def routes[] = {
-	{ "/v1/status", WEST_ROUTE_STATUS, get_status, NULL, 0, NULL },
-	{ "/v1/field", WEST_ROUTE_FIELD, get_field, NULL, 0, P_FIELD },
-	{ "/v1/field/point", WEST_ROUTE_POINT, get_point, NULL, 0, P_POINT },
-	{ "/v1/field/profile", WEST_ROUTE_PROFILE, get_profile, NULL, 0, P_PROFILE },
-	{ "/v1/field/slice", WEST_ROUTE_SLICE, get_slice, NULL, 0, P_SLICE },
-	{ "/v1/observations", WEST_ROUTE_OBSERVATIONS, get_observations, post_observations, 0,
-	  NULL },
-	{ "/v1/snapshots", WEST_ROUTE_SNAPSHOTS, get_snapshots, NULL, 0, NULL },
-	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0, NULL },
-	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0, P_TERRAIN },
-	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0, P_F },
-	{ "/api", WEST_ROUTE_API, api_openapi, NULL, 0, P_F },
-	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0, NULL },
-	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0, NULL },
-	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0, NULL },
-	{ "/conformance", WEST_ROUTE_CONFORMANCE, api_edr_conformance, NULL, 0, P_F },
-	{ "/collections", WEST_ROUTE_COLLECTIONS, api_edr_collections, NULL, 0, P_F },
-	{ "/collections/wind", WEST_ROUTE_COLLECTION, api_edr_collection, NULL, 0, P_F },
-	{ "/collections/wind/position", WEST_ROUTE_POSITION, api_edr_position, NULL, 0,
-	  P_POSITION },
-	{ "/collections/wind/area", WEST_ROUTE_AREA, api_edr_area, NULL, 0, P_POSITION },
-	{ "/collections/wind/cube", WEST_ROUTE_CUBE, api_edr_cube, NULL, 0, P_CUBE },
-	{ "/livez", WEST_ROUTE_LIVEZ, get_livez, NULL, 1, NULL },
-	{ "/readyz", WEST_ROUTE_READYZ, get_readyz, NULL, 1, NULL },
-	{ "/metrics", WEST_ROUTE_METRICS, get_metrics, NULL, 0, NULL },
-};
-
-const struct west_route_def *westd_routes(size_t *n)
-{
-	*n = sizeof routes / sizeof routes[0];
-	return routes;
 }

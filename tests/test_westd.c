@@ -658,12 +658,13 @@ Test(westd, openapi_document_has_every_route)
 {
 	size_t n;
 	const struct west_route_def *rt = westd_routes(&n);
-	char missing[2048], oapath[160];
+	char missing[2048];
+	const char *oapath;
 	struct http_resp r;
 
-	/* every route and parameter has its description in service/openapi.c */
+	/* every route and parameter has its description in service/routes.c */
 	cr_expect_eq(west_openapi_missing(rt, n, missing, sizeof missing), 0,
-		     "routes or parameters without a description in service/openapi.c: %s",
+		     "routes or parameters without a description in service/routes.c: %s",
 		     missing);
 
 	fix_start(&w, NULL);
@@ -687,7 +688,7 @@ Test(westd, openapi_document_has_every_route)
 	cr_expect_eq(json_object_size(paths), n, "%zu paths for %zu routes",
 		     json_object_size(paths), n);
 	for (size_t i = 0; i < n; i++) {
-		west_openapi_path(rt[i].path, oapath, sizeof oapath);
+		oapath = rt[i].path;
 		json_t *item = json_object_get(paths, oapath);
 		cr_assert_not_null(item, "route %s is not in paths as %s", rt[i].path, oapath);
 		json_t *get = json_object_get(item, "get"), *post = json_object_get(item, "post");
@@ -701,14 +702,15 @@ Test(westd, openapi_document_has_every_route)
 		cr_expect_not_null(json_object_get(json_object_get(get, "responses"), "400"),
 				   "%s: no 400", oapath);
 		size_t np = 0;
-		for (const char *const *p = rt[i].params; p && *p; p++, np++) {
-			json_t *pd = op_param(get, *p);
-			cr_assert_not_null(pd, "%s: parameter %s missing", oapath, *p);
+		for (const struct west_param *const *p = rt[i].params; p && *p; p++, np++) {
+			const char *name = (*p)->name;
+			json_t *pd = op_param(get, name);
+			cr_assert_not_null(pd, "%s: parameter %s missing", oapath, name);
 			cr_expect_str_eq(json_string_value(json_object_get(pd, "in")), "query");
 			cr_expect_not_null(json_string_value(json_object_get(pd, "description")),
-					   "%s?%s: no description", oapath, *p);
+					   "%s?%s: no description", oapath, name);
 			cr_expect_not_null(json_object_get(json_object_get(pd, "schema"), "type"),
-					   "%s?%s: no type", oapath, *p);
+					   "%s?%s: no type", oapath, name);
 		}
 		np += strchr(oapath, '{') != NULL;   /* the path parameter */
 		cr_expect_eq(json_array_size(json_object_get(get, "parameters")), np,
@@ -731,9 +733,8 @@ Test(westd, openapi_document_has_every_route)
 	cr_expect_null(strstr(r.body, "://"), "the page links nowhere else");
 	for (size_t i = 0; i < n; i++) {
 		char want[200];
-		west_openapi_path(rt[i].path, oapath, sizeof oapath);
-		snprintf(want, sizeof want, " %s</code>", oapath);
-		cr_expect_not_null(strstr(r.body, want), "the page lacks %s", oapath);
+		snprintf(want, sizeof want, " %s</code>", rt[i].path);
+		cr_expect_not_null(strstr(r.body, want), "the page lacks %s", rt[i].path);
 	}
 	fix_resp_free(&r);
 	json_decref(l);
@@ -754,6 +755,69 @@ Test(westd, openapi_document_has_every_route)
 	fix_resp_free(&r);
 	fix_get(&w, "/api?f=yaml", &r);
 	fix_problem(&r, 400, "bad-parameter", "f:");
+}
+
+/* The backquoted words of s[0 .. n) into out (at most max), "none" as no
+ * word; their number. */
+static size_t quoted_words(const char *s, size_t n, char out[][64], size_t max)
+{
+	size_t k = 0;
+
+	for (const char *p = s, *e = s + n; p < e && k < max; p++) {
+		const char *q;
+		if (*p != '`' || !(q = memchr(p + 1, '`', (size_t)(e - p - 1))))
+			continue;
+		snprintf(out[k++], 64, "%.*s", (int)(q - p - 1), p + 1);
+		p = q;
+	}
+	return k;
+}
+
+/* docs/api.md's table of query parameters names every route of the route
+ * table (service/routes.c) once, with exactly the parameters it takes. */
+Test(westd, docs_route_list_is_the_route_table)
+{
+	size_t n, len, seen_rows = 0;
+	const struct west_route_def *rt = westd_routes(&n);
+	char *doc = fix_slurp(WEST_SRCDIR "/docs/api.md", &len);
+	int *seen = calloc(n, sizeof *seen);
+	char routes[16][64], params[16][64];
+
+	cr_assert_not_null(doc);
+	cr_assert_not_null(seen);
+	for (char *line = strstr(doc, "\n| `/"); line; line = strstr(line + 1, "\n| `/")) {
+		char *row = line + 1, *end = strchr(row, '\n'), *bar1, *bar2;
+		cr_assert_not_null(end);
+		bar1 = strstr(row + 2, " | ");
+		cr_assert(bar1 && bar1 < end, "row without columns: %.60s", row);
+		bar2 = strstr(bar1 + 3, " | ");
+		if (!bar2 || bar2 > end)
+			bar2 = end;
+		size_t nr = quoted_words(row, (size_t)(bar1 - row), routes, 16);
+		size_t np = quoted_words(bar1, (size_t)(bar2 - bar1), params, 16);
+		seen_rows++;
+		for (size_t a = 0; a < nr; a++) {
+			size_t i;
+			for (i = 0; i < n && strcmp(rt[i].path, routes[a]); i++)
+				;
+			cr_assert(i < n, "docs/api.md lists %s, which is not a route", routes[a]);
+			cr_expect_eq(seen[i], 0, "docs/api.md lists %s twice", routes[a]);
+			seen[i] = 1;
+			size_t k = 0;
+			for (const struct west_param *const *p = rt[i].params; p && *p; p++, k++)
+				cr_expect(k < np && !strcmp(params[k], (*p)->name),
+					  "%s: docs/api.md's parameter %zu is '%s', the route's %s",
+					  routes[a], k + 1, k < np ? params[k] : "(none)", (*p)->name);
+			cr_expect_eq(k, np, "%s: docs/api.md lists %zu parameters, the route "
+				     "takes %zu", routes[a], np, k);
+		}
+	}
+	cr_assert_gt(seen_rows, 5, "the table was not found");
+	for (size_t i = 0; i < n; i++)
+		cr_expect(seen[i], "docs/api.md's table of query parameters lacks %s",
+			  rt[i].path);
+	free(seen);
+	free(doc);
 }
 
 /* GET path: 200 with a Content-Type starting with ctype. */
