@@ -1,7 +1,8 @@
 /*
  * api.c: westd's routes (docs/api.md): the native /v1 API, health and
  * metrics.  The OGC API - EDR routes are in api_edr.c, the map page's in
- * api_ui.c; all register in westd_routes (api.h).
+ * api_ui.c; the route table that names them all is routes.c (westd_routes,
+ * api.h).
  *
  * Every field answer comes from one published field, held (reference) for
  * the length of the request: a reader never sees two versions mixed.
@@ -73,40 +74,11 @@ static int in_domain(const struct west_grid *g, double x, double y)
 	       y >= g->y0 && y <= g->y0 + (double)g->ny * g->dy;
 }
 
-/* Into buf: "; swapped, ... is inside" when lat, lon taken as lon, lat
- * lands in g's domain, else "". */
-static void swap_hint(const struct west_grid *g, double lon, double lat, char *buf,
-		      size_t size)
-{
-	double x, y;
-
-	buf[0] = '\0';
-	if (!west_tm_forward(&g->crs, lat, lon, &x, &y, NULL, 0) && in_domain(g, x, y))
-		snprintf(buf, size, "; lon=%.10g&lat=%.10g is inside: were longitude and "
-			 "latitude given the wrong way round?", lat, lon);
-}
-
-/* The 422 for lon, lat outside g's domain, in degrees. */
-static void lonlat_outside(struct west_req *r, const struct west_grid *g, double lon,
-			   double lat)
-{
-	double bb[4];
-	char box[160] = "", swap[160];
-
-	if (west_edr_lonlat_bbox(g, bb))
-		snprintf(box, sizeof box, " (lon %.5f .. %.5f, lat %.5f .. %.5f, WGS 84)",
-			 bb[0], bb[2], bb[1], bb[3]);
-	swap_hint(g, lon, lat, swap, sizeof swap);
-	west_reply_problem(r, 422, "point-not-in-air", "Unprocessable Content",
-			   "lon %.10g, lat %.10g is outside the domain%s%s", lon, lat, box,
-			   swap);
-}
-
 /* x, y from x=&y= or lon=&lat= (a grid with a transverse Mercator CRS);
  * lon/lat outside the domain is answered here, in degrees. */
 static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, double *y)
 {
-	char err[WEST_ERRLEN], swap[160];
+	char err[WEST_ERRLEN], why[WEST_ERRLEN];
 	double lon, lat;
 
 	if (!west_req_arg(r, "lon") && !west_req_arg(r, "lat"))
@@ -125,13 +97,15 @@ static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, doub
 		return 0;
 	}
 	if (west_tm_forward(&g->crs, lon, lat, x, y, err, sizeof err)) {
-		swap_hint(g, lon, lat, swap, sizeof swap);
+		west_edr_swap_hint(g, lon, lat, 0, why, sizeof why);
 		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "lon/lat: %s%s",
-				   err, swap);
+				   err, why);
 		return 0;
 	}
 	if (!in_domain(g, *x, *y)) {
-		lonlat_outside(r, g, lon, lat);
+		west_edr_lonlat_outside(g, lon, lat, 0, why, sizeof why);
+		west_reply_problem(r, 422, "point-not-in-air", "Unprocessable Content", "%s",
+				   why);
 		return 0;
 	}
 	return 1;
@@ -215,7 +189,7 @@ json_t *api_grid_json(const struct west_grid *g)
 	return j;
 }
 
-static void get_field(struct west_req *r)
+void api_get_field(struct west_req *r)
 {
 	struct west_published *p = api_field(r);
 	json_t *o;
@@ -255,7 +229,7 @@ static json_t *level_json(const struct west_point *pt)
 			 "direction", num(pt->direction));
 }
 
-static void get_point(struct west_req *r)
+void api_get_point(struct west_req *r)
 {
 	struct west_published *p;
 	struct west_point pt;
@@ -278,7 +252,7 @@ static void get_point(struct west_req *r)
 	west_published_release(p);
 }
 
-static void get_profile(struct west_req *r)
+void api_get_profile(struct west_req *r)
 {
 	struct west_published *p = api_field(r);
 	struct west_point *pts;
@@ -363,7 +337,7 @@ static void slice_answer(struct west_req *r, const struct west_published *p, dou
 	west_reply_json(r, 200, o, NULL);
 }
 
-static void get_slice(struct west_req *r)
+void api_get_slice(struct west_req *r)
 {
 	struct west_published *p;
 	enum west_zref zref;
@@ -462,7 +436,7 @@ static void terrain_answer(struct west_req *r, const struct west_grid *g, size_t
 
 /* The ground under the current field (the grid it was solved on), or
  * before the first field under the grid the next solve will use. */
-static void get_terrain(struct west_req *r)
+void api_get_terrain(struct west_req *r)
 {
 	struct west_published *p;
 	struct west_shared_grid *sg = NULL;
@@ -494,7 +468,7 @@ static int media_is(const char *ct, const char *type)
 	return !strncasecmp(ct, type, n) && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-static void post_observations(struct west_req *r)
+void api_post_observations(struct west_req *r)
 {
 	const char *ct = west_req_header(r, "Content-Type");
 	struct westd_ingest in;
@@ -558,7 +532,7 @@ static json_t *record_json(const struct westd_record *rec)
 	return o;
 }
 
-static void get_observations(struct west_req *r)
+void api_get_observations(struct west_req *r)
 {
 	struct westd_record *recs = malloc(WESTD_RECORDS * sizeof *recs);
 	struct west_published *p = west_store_acquire(&r->d->store);
@@ -590,15 +564,15 @@ static void get_observations(struct west_req *r)
 
 /* ------------------------------------------------------------- snapshots */
 
-static void get_snapshots(struct west_req *r)
+void api_get_snapshots(struct west_req *r)
 {
-	struct west_snapshot_entry *e = NULL;
+	struct west_snapwriter_entry *e = NULL;
 	size_t n = 0;
 	char err[WEST_ERRLEN];
 	json_t *list = json_array();
 
 	if (r->d->conf.snapshot_dir[0] &&
-	    west_snapshot_list(r->d->conf.snapshot_dir, &e, &n, err, sizeof err)) {
+	    west_snapwriter_list(r->d->conf.snapshot_dir, &e, &n, err, sizeof err)) {
 		json_decref(list);
 		west_log(WEST_LOG_ERR, "snapshots: %s", err);
 		west_reply_problem(r, 503, "snapshots-unreadable", "Service Unavailable",
@@ -619,13 +593,13 @@ static void get_snapshots(struct west_req *r)
 			NULL);
 }
 
-static void get_snapshot(struct west_req *r)
+void api_get_snapshot(struct west_req *r)
 {
 	char path[WEST_CONF_PATH_MAX + WEST_SNAPSHOT_NAME_MAX + 2];
 	struct stat sb;
 	int fd;
 
-	if (!r->d->conf.snapshot_dir[0] || !west_snapshot_name_valid(r->path_arg, NULL)) {
+	if (!r->d->conf.snapshot_dir[0] || !west_snapwriter_name_valid(r->path_arg, NULL)) {
 		west_reply_problem(r, 404, "no-such-snapshot", "Not Found",
 				   "no snapshot named '%.80s' (GET /v1/snapshots lists them)",
 				   r->path_arg);
@@ -668,7 +642,7 @@ static json_t *snapshots_json(struct westd *d)
 			 "last_seconds", s.last_seconds, "last_error", s.last_error);
 }
 
-static void get_status(struct west_req *r)
+void api_get_status(struct west_req *r)
 {
 	struct westd *d = r->d;
 	struct west_worker_stats ws;
@@ -698,12 +672,12 @@ static void get_status(struct west_req *r)
 
 /* ---------------------------------------------------------------- health */
 
-static void get_livez(struct west_req *r)
+void api_get_livez(struct west_req *r)
 {
 	west_reply_json(r, 200, json_pack("{s:s}", "status", "alive"), NULL);
 }
 
-static void get_readyz(struct west_req *r)
+void api_get_readyz(struct west_req *r)
 {
 	char why[WEST_ERRLEN];
 
@@ -713,7 +687,7 @@ static void get_readyz(struct west_req *r)
 		west_reply_problem(r, 503, "not-ready", "Service Unavailable", "%s", why);
 }
 
-static void get_metrics(struct west_req *r)
+void api_get_metrics(struct west_req *r)
 {
 	struct westd *d = r->d;
 	struct west_worker_stats ws;
@@ -748,7 +722,7 @@ static void get_metrics(struct west_req *r)
 
 /* ------------------------------------------------------------------- api */
 
-/* The OpenAPI document of routes[] (below, westd_routes): JSON as WEST_OPENAPI_TYPE, or
+/* The OpenAPI document of the route table (routes.c): JSON as WEST_OPENAPI_TYPE, or
  * application/json when the client asks for that (f=application/json, or
  * an Accept that rates it above the OpenAPI type); the HTML page of it
  * with f=html or an Accept that rates text/html above application/json
@@ -793,52 +767,4 @@ void api_openapi(struct west_req *r)
 				      api_ui_accept_q(accept, WEST_OPENAPI_TYPE);
 		west_reply_json(r, 200, doc, plain ? "application/json" : WEST_OPENAPI_TYPE);
 	}
-}
-
-/* ---------------------------------------------------------------- routes */
-
-/* The query parameters each route takes (http.h refuses any other). */
-static const char *const P_FIELD[] = { "version", NULL };
-static const char *const P_POINT[] = { "x", "y", "lon", "lat", "z", "zref", "version", NULL };
-static const char *const P_PROFILE[] = { "x", "y", "lon", "lat", "version", NULL };
-static const char *const P_SLICE[] = { "z", "zref", "stride", "version", NULL };
-static const char *const P_TERRAIN[] = { "stride", NULL };
-static const char *const P_F[] = { "f", NULL };
-static const char *const P_POSITION[] = { "coords", "z", "zref", "parameter-name",
-					  "datetime", "crs", "f", "version", NULL };
-static const char *const P_CUBE[] = { "bbox", "z", "zref", "parameter-name",
-				      "datetime", "crs", "f", "version", NULL };
-
-static const struct west_route_def routes[] = {
-	{ "/v1/status", WEST_ROUTE_STATUS, get_status, NULL, 0, NULL },
-	{ "/v1/field", WEST_ROUTE_FIELD, get_field, NULL, 0, P_FIELD },
-	{ "/v1/field/point", WEST_ROUTE_POINT, get_point, NULL, 0, P_POINT },
-	{ "/v1/field/profile", WEST_ROUTE_PROFILE, get_profile, NULL, 0, P_PROFILE },
-	{ "/v1/field/slice", WEST_ROUTE_SLICE, get_slice, NULL, 0, P_SLICE },
-	{ "/v1/observations", WEST_ROUTE_OBSERVATIONS, get_observations, post_observations, 0,
-	  NULL },
-	{ "/v1/snapshots", WEST_ROUTE_SNAPSHOTS, get_snapshots, NULL, 0, NULL },
-	{ "/v1/snapshots/*", WEST_ROUTE_SNAPSHOT, get_snapshot, NULL, 0, NULL },
-	{ "/v1/terrain", WEST_ROUTE_TERRAIN, get_terrain, NULL, 0, P_TERRAIN },
-	{ "/", WEST_ROUTE_ROOT, api_ui_root, NULL, 0, P_F },
-	{ "/api", WEST_ROUTE_API, api_openapi, NULL, 0, P_F },
-	{ "/ui", WEST_ROUTE_UI, api_ui_redirect, NULL, 0, NULL },
-	{ "/ui/", WEST_ROUTE_UI, api_ui_page, NULL, 0, NULL },
-	{ "/ui/*", WEST_ROUTE_UI_FILE, api_ui_file, NULL, 0, NULL },
-	{ "/conformance", WEST_ROUTE_CONFORMANCE, api_edr_conformance, NULL, 0, P_F },
-	{ "/collections", WEST_ROUTE_COLLECTIONS, api_edr_collections, NULL, 0, P_F },
-	{ "/collections/wind", WEST_ROUTE_COLLECTION, api_edr_collection, NULL, 0, P_F },
-	{ "/collections/wind/position", WEST_ROUTE_POSITION, api_edr_position, NULL, 0,
-	  P_POSITION },
-	{ "/collections/wind/area", WEST_ROUTE_AREA, api_edr_area, NULL, 0, P_POSITION },
-	{ "/collections/wind/cube", WEST_ROUTE_CUBE, api_edr_cube, NULL, 0, P_CUBE },
-	{ "/livez", WEST_ROUTE_LIVEZ, get_livez, NULL, 1, NULL },
-	{ "/readyz", WEST_ROUTE_READYZ, get_readyz, NULL, 1, NULL },
-	{ "/metrics", WEST_ROUTE_METRICS, get_metrics, NULL, 0, NULL },
-};
-
-const struct west_route_def *westd_routes(size_t *n)
-{
-	*n = sizeof routes / sizeof routes[0];
-	return routes;
 }

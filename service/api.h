@@ -9,8 +9,23 @@
 #include "http.h"
 #include "query.h"
 
-/* The route table for west_http_start. */
+/* The route table for west_http_start (routes.c). */
 const struct west_route_def *westd_routes(size_t *n);
+
+/* api.c: the native routes, health and metrics (docs/api.md). */
+void api_get_status(struct west_req *r);
+void api_get_field(struct west_req *r);
+void api_get_point(struct west_req *r);
+void api_get_profile(struct west_req *r);
+void api_get_slice(struct west_req *r);
+void api_get_terrain(struct west_req *r);
+void api_get_observations(struct west_req *r);
+void api_post_observations(struct west_req *r);
+void api_get_snapshots(struct west_req *r);
+void api_get_snapshot(struct west_req *r);
+void api_get_livez(struct west_req *r);
+void api_get_readyz(struct west_req *r);
+void api_get_metrics(struct west_req *r);
 
 /* Query argument name as a finite number; absent: 1 when !required (v
  * untouched), else 400. */

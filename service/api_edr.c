@@ -7,8 +7,10 @@
  * answer over max_response_cells 413.
  *
  * crs and datetime are checked against the field answered (its grid's
- * CRS, its valid time): a crs other than the grid's is 400 (EDR
- * /req/edr/REQ_rc-crs-response C: nothing is reprojected); a datetime
+ * CRS, its valid time): coordinates are CRS84 longitude and latitude by
+ * default (EDR's), or the grid's own x, y with crs naming it (edr.h says
+ * how each query answers them); another crs is 400 (EDR
+ * /req/edr/REQ_rc-crs-response C); a datetime
  * that does not include the valid time is 404 no-data-at-time: EDR
  * answers only data whose time intersects datetime, and this collection
  * holds none then (answering the field of another time would be a wrong
@@ -121,9 +123,9 @@ static void covjson_reply(struct west_req *r, enum west_status st, json_t *out,
 		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "%s", err);
 }
 
-/* The field to answer from (api_field), held, once crs and datetime
- * agree with it; NULL when the request was answered. */
-static struct west_published *edr_field(struct west_req *r)
+/* The field to answer from (api_field), held, once crs (into *crs) and
+ * datetime agree with it; NULL when the request was answered. */
+static struct west_published *edr_field(struct west_req *r, enum west_edr_crs *crs)
 {
 	struct west_published *p = api_field(r);
 	const char *dt = west_req_arg(r, "datetime");
@@ -132,7 +134,7 @@ static struct west_published *edr_field(struct west_req *r)
 
 	if (!p)
 		return NULL;
-	if (west_edr_check_crs(&p->grid->crs, west_req_arg(r, "crs"), err, sizeof err) ||
+	if (west_edr_parse_crs(&p->grid->crs, west_req_arg(r, "crs"), crs, err, sizeof err) ||
 	    (dt && west_edr_datetime_covers(dt, p->field.valid_time, &covers, err,
 					    sizeof err))) {
 		r->nhdr = 0;   /* the field's ETag is not this answer's */
@@ -151,9 +153,9 @@ static struct west_published *edr_field(struct west_req *r)
 	return NULL;
 }
 
-/* Into buf: a sentence for coordinates (x, y) outside g's domain that
- * read as longitude, latitude (either way round) would be inside it:
- * EDR's default CRS is CRS84, this collection's is not.  "" otherwise. */
+/* Into buf: a sentence for grid coordinates (x, y) outside g's domain
+ * that read as longitude, latitude (either way round) would be inside it:
+ * the client asked for the grid's CRS but gave degrees.  "" otherwise. */
 static void degrees_hint(const struct west_grid *g, double x, double y, char *buf,
 			 size_t size)
 {
@@ -167,9 +169,10 @@ static void degrees_hint(const struct west_grid *g, double x, double y, char *bu
 		double lon = swap ? y : x, lat = swap ? x : y;
 		if (!west_tm_forward(&g->crs, lon, lat, &px, &py, NULL, 0) &&
 		    px >= g->x0 && px <= x1 && py >= g->y0 && py <= y1) {
-			snprintf(buf, size, "; these look like degrees: coordinates are in the "
-				 "grid's projected CRS (x, y in metres), not CRS84, and lon %.10g, "
-				 "lat %.10g is x %.1f, y %.1f", lon, lat, px, py);
+			snprintf(buf, size, "; these look like degrees: with this crs the "
+				 "coordinates are the grid's x, y in metres, and lon %.10g, "
+				 "lat %.10g is x %.1f, y %.1f (or leave crs out to give "
+				 "POINT(lon lat))", lon, lat, px, py);
 			return;
 		}
 	}
@@ -189,32 +192,39 @@ void api_edr_position(struct west_req *r)
 {
 	struct edr_args *a = malloc(sizeof *a);
 	struct west_published *p = NULL;
+	enum west_edr_crs crs;
 	const char *coords;
-	char err[WEST_ERRLEN];
+	char err[WEST_ERRLEN], hint[300];
 	double x, y;
 	json_t *out = NULL;
+	enum west_status st;
 
 	if (!a) {
 		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "out of memory");
 		return;
 	}
-	if ((coords = required(r, "coords")) && common_args(r, a)) {
-		if (west_edr_parse_point(coords, &x, &y, err, sizeof err))
-			west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
-		else if ((p = edr_field(r))) {
-			enum west_status st = west_covjson_position(p->grid, &p->field, x, y,
-								    a->z, a->nz, a->zref,
-								    a->params, &out, err,
-								    sizeof err);
-			char hint[256];
-			degrees_hint(p->grid, x, y, hint, sizeof hint);
-			if (st == WEST_ERR_INVALID && hint[0])
-				west_reply_problem(r, 400, "bad-parameter", "Bad Request",
-						   "%s%s", err, hint);
-			else
-				covjson_reply(r, st, out, err);
-		}
+	if (!(coords = required(r, "coords")) || !common_args(r, a))
+		goto out;
+	if (west_edr_parse_point(coords, &x, &y, err, sizeof err)) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+		goto out;
 	}
+	if (!(p = edr_field(r, &crs)))
+		goto out;
+	if (crs == WEST_EDR_CRS84) {
+		st = west_covjson_position_lonlat(p->grid, &p->field, x, y, a->z, a->nz,
+						  a->zref, a->params, &out, err, sizeof err);
+		hint[0] = '\0';
+	} else {
+		st = west_covjson_position(p->grid, &p->field, x, y, a->z, a->nz, a->zref,
+					   a->params, &out, err, sizeof err);
+		degrees_hint(p->grid, x, y, hint, sizeof hint);
+	}
+	if (st == WEST_ERR_INVALID && hint[0])
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s%s", err, hint);
+	else
+		covjson_reply(r, st, out, err);
+out:
 	west_published_release(p);
 	free(a);
 }
@@ -225,6 +235,7 @@ static void grid_query(struct west_req *r, int area)
 	struct edr_args *a = malloc(sizeof *a);
 	struct west_polygon poly = { 0 };
 	struct west_published *p = NULL;
+	enum west_edr_crs crs;
 	const char *s;
 	char err[WEST_ERRLEN];
 	double bbox[4];
@@ -243,11 +254,16 @@ static void grid_query(struct west_req *r, int area)
 		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
 		goto out;
 	}
-	if (!(p = edr_field(r)))
+	if (!(p = edr_field(r, &crs)))
 		goto out;
-	st = west_covjson_cube(p->grid, &p->field, area ? NULL : bbox, area ? &poly : NULL,
-			       a->z, a->nz, a->zref, a->params,
-			       (size_t)r->live.max_response_cells, &out, err, sizeof err);
+	if (crs == WEST_EDR_CRS84)
+		st = area ? west_edr_polygon_to_grid(p->grid, &poly, err, sizeof err)
+			  : west_edr_bbox_to_grid(p->grid, bbox, &poly, err, sizeof err);
+	if (!st)
+		st = west_covjson_cube(p->grid, &p->field, area ? NULL : bbox,
+				       area || crs == WEST_EDR_CRS84 ? &poly : NULL,
+				       a->z, a->nz, a->zref, a->params,
+				       (size_t)r->live.max_response_cells, &out, err, sizeof err);
 	covjson_reply(r, st, out, err);
 out:
 	west_published_release(p);

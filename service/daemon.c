@@ -441,11 +441,11 @@ static enum west_status open_state(struct westd *d, char *err, size_t errlen)
  * take the new snapshots for the oldest. */
 static void continue_versions(struct westd *d)
 {
-	struct west_snapshot_entry *e = NULL;
+	struct west_snapwriter_entry *e = NULL;
 	size_t n = 0;
 	char err[WEST_ERRLEN];
 
-	if (west_snapshot_list(d->conf.snapshot_dir, &e, &n, err, sizeof err))
+	if (west_snapwriter_list(d->conf.snapshot_dir, &e, &n, err, sizeof err))
 		west_log(WEST_LOG_WARNING, "%s", err);
 	else if (n)
 		d->store.last_version = e[0].version;

@@ -596,67 +596,137 @@ static json_t *real_array(const double *v, size_t n)
 
 /* ============================================================ CRS */
 
-/* The code of the WKT's top-level EPSG authority (AUTHORITY["EPSG","n"]
- * in WKT1, ID["EPSG",n] in WKT2, the last element of the outer bracket):
- * 1 and *code, else 0. */
-static int epsg_code(const char *wkt, unsigned long *code)
-{
-	static const char *const pat[] = { "AUTHORITY[\"EPSG\",\"", "ID[\"EPSG\"," };
-
-	for (size_t i = 0; i < 2; i++) {
-		const char *last = NULL, *p;
-		char *end;
-		for (p = wkt; (p = strstr(p, pat[i])); p++)
-			last = p;
-		if (!last || !isdigit((unsigned char)last[strlen(pat[i])]))
-			continue;
-		*code = strtoul(last + strlen(pat[i]), &end, 10);
-		p = end + (*end == '"');
-		if (*p == ']' && *(p = skip_blanks(p + 1)) == ']' && at_end(p + 1))
-			return 1;
-	}
-	return 0;
-}
-
 /* The native CRS's identifier into buf (printable ASCII): see edr.h. */
 static void crs_id(const struct west_crs *c, char *buf, size_t size)
 {
-	unsigned long code;
-	const char *q;
-	size_t n;
+	unsigned long code = west_crs_epsg(c);
+	char name[64];
 
-	if (c->wkt && epsg_code(c->wkt, &code)) {
+	if (code)
 		snprintf(buf, size, EPSG_URI "%lu", code);
-		return;
-	}
-	if (c->wkt && (q = strchr(c->wkt, '"')) && (n = strcspn(q + 1, "\"")) > 0) {
-		snprintf(buf, size, "%.*s", (int)(n < 63 ? n : 63), q + 1);
-	} else {
-		snprintf(buf, size, "%s", c->grid_mapping_name[0] ? c->grid_mapping_name : "native");
-	}
-	for (char *p = buf; *p; p++)
-		if (!isprint((unsigned char)*p))
-			*p = '?';
+	else
+		snprintf(buf, size, "%s", west_crs_name(c, name, sizeof name) ? name : "native");
 }
 
-enum west_status west_edr_check_crs(const struct west_crs *c, const char *s,
-				    char *err, size_t errlen)
+/* CRS84 as a crs parameter may name it. */
+static int is_crs84(const char *s)
 {
-	char id[128], epsg[136] = "", b[SHOW_MAX + 4];
-	size_t n = strlen(EPSG_URI);
+	return !strcmp(s, CRS84_URI) || !strcasecmp(s, "CRS84") || !strcasecmp(s, "OGC:CRS84");
+}
 
+enum west_status west_edr_parse_crs(const struct west_crs *c, const char *s,
+				    enum west_edr_crs *which, char *err, size_t errlen)
+{
+	unsigned long code = west_crs_epsg(c);
+	char id[128], epsg[32] = "", b[SHOW_MAX + 4];
+
+	crs_id(c, id, sizeof id);
+	if (code)
+		snprintf(epsg, sizeof epsg, "EPSG:%lu", code);
+	*which = c->has_tm ? WEST_EDR_CRS84 : WEST_EDR_NATIVE;
 	if (!s)
 		return WEST_OK;
-	crs_id(c, id, sizeof id);
-	if (!strncmp(id, EPSG_URI, n))
-		snprintf(epsg, sizeof epsg, "EPSG:%s", id + n);
-	if (!strcmp(s, id) || (epsg[0] && !strcasecmp(s, epsg)))
+	if (!strcmp(s, id) || (code && !strcasecmp(s, epsg))) {
+		*which = WEST_EDR_NATIVE;
 		return WEST_OK;
+	}
+	if (is_crs84(s) && c->has_tm) {
+		*which = WEST_EDR_CRS84;
+		return WEST_OK;
+	}
+	if (is_crs84(s))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "crs '%s' is not supported here: the terrain's CRS is not a "
+				 "transverse Mercator that westd can convert longitude and "
+				 "latitude to, so coordinates are in the grid's projected CRS "
+				 "only (x, y in metres): crs=%s%s%s or none", show(s, b), id,
+				 code ? " or crs=" : "", epsg);
 	return west_fail(err, errlen, WEST_ERR_INVALID,
-			 "crs '%s' is not supported: coordinates and answers are in the "
-			 "grid's projected CRS only (x, y in metres; nothing is reprojected, "
-			 "so not CRS84 longitude/latitude either): crs=%s%s%s or none",
-			 show(s, b), id, epsg[0] ? " or crs=" : "", epsg);
+			 "crs '%s' is not supported: %scrs=%s%s%s (the grid's projected CRS, "
+			 "x, y in metres)", show(s, b),
+			 c->has_tm ? "crs=CRS84 or " CRS84_URI " (longitude, latitude in "
+			 "degrees, WGS 84; the default), or " : "", id,
+			 code ? " or crs=" : "", epsg);
+}
+
+static int in_domain(const struct west_grid *g, double x, double y)
+{
+	return x >= g->x0 && x <= g->x0 + (double)g->nx * g->dx &&
+	       y >= g->y0 && y <= g->y0 + (double)g->ny * g->dy;
+}
+
+/* Into buf: a sentence when CRS84 coordinates (a, b) are inside the
+ * domain as the grid's own x, y: metres given without crs.  "" else. */
+static void metres_hint(const struct west_grid *g, double a, double b, char *buf,
+			size_t size)
+{
+	char id[128];
+
+	buf[0] = '\0';
+	if (!in_domain(g, a, b))
+		return;
+	crs_id(&g->crs, id, sizeof id);
+	snprintf(buf, size, "; as the grid's x, y in metres the point is inside the "
+		 "domain: add crs=%s to give metres", id);
+}
+
+/* The vertices lon[i], lat[i] (degrees; a closed ring of n) in the grid's
+ * CRS into p, each edge cut into WEST_EDR_DENSIFY pieces along the straight
+ * line in degrees, so that the ring keeps its shape on the grid. */
+static enum west_status ring_to_grid(const struct west_grid *g, const double *lon,
+				     const double *lat, size_t n, struct west_polygon *p,
+				     char *err, size_t errlen)
+{
+	size_t cap = 0;
+	double x, y;
+
+	memset(p, 0, sizeof *p);
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < (i + 1 < n ? WEST_EDR_DENSIFY : 1); k++) {
+			double a = (double)k / WEST_EDR_DENSIFY;
+			double lo = i + 1 < n ? lon[i] + a * (lon[i + 1] - lon[i]) : lon[i];
+			double la = i + 1 < n ? lat[i] + a * (lat[i + 1] - lat[i]) : lat[i];
+			char why[WEST_ERRLEN], hint[320];
+			if (west_tm_forward(&g->crs, lo, la, &x, &y, why, sizeof why)) {
+				west_polygon_free(p);
+				metres_hint(g, lon[i], lat[i], hint, sizeof hint);
+				return west_fail(err, errlen, WEST_ERR_INVALID,
+						 "vertex %zu (lon %.10g, lat %.10g): %s%s", i + 1,
+						 lon[i], lat[i], why, hint);
+			}
+			if (push_vertex(p, &cap, x, y)) {
+				west_polygon_free(p);
+				return west_fail(err, errlen, WEST_ERR_NOMEM,
+						 "out of memory converting a polygon");
+			}
+		}
+	return WEST_OK;
+}
+
+enum west_status west_edr_polygon_to_grid(const struct west_grid *g,
+					  struct west_polygon *p,
+					  char *err, size_t errlen)
+{
+	struct west_polygon q;
+	char why[WEST_ERRLEN];
+	enum west_status st = ring_to_grid(g, p->x, p->y, p->n, &q, why, sizeof why);
+
+	if (st)
+		return west_fail(err, errlen, st, "coords (CRS84): %s", why);
+	west_polygon_free(p);
+	*p = q;
+	return WEST_OK;
+}
+
+enum west_status west_edr_bbox_to_grid(const struct west_grid *g, const double bbox[4],
+				       struct west_polygon *p, char *err, size_t errlen)
+{
+	const double lon[5] = { bbox[0], bbox[2], bbox[2], bbox[0], bbox[0] };
+	const double lat[5] = { bbox[1], bbox[1], bbox[3], bbox[3], bbox[1] };
+	char why[WEST_ERRLEN];
+	enum west_status st = ring_to_grid(g, lon, lat, 5, p, why, sizeof why);
+
+	return st ? west_fail(err, errlen, st, "bbox (CRS84): %s", why) : WEST_OK;
 }
 
 /* The WKT, or a sentence when the terrain had none. */
@@ -698,10 +768,17 @@ static json_t *vertical_crs(enum west_zref zref)
 			 "direction", "up", "unit", "symbol", "m");
 }
 
-static json_t *referencing(const struct west_grid *g, enum west_zref zref)
+/* CRS84 as a CoverageJSON GeographicCRS (x longitude, y latitude). */
+static json_t *geographic_crs(void)
+{
+	return json_pack("{s:s, s:s}", "type", "GeographicCRS", "id", CRS84_URI);
+}
+
+static json_t *referencing(const struct west_grid *g, enum west_zref zref, int lonlat)
 {
 	return json_pack("[{s:[s,s], s:o}, {s:[s], s:o}, {s:[s], s:{s:s, s:s}}]",
-			 "coordinates", "x", "y", "system", projected_crs(&g->crs),
+			 "coordinates", "x", "y", "system",
+			 lonlat ? geographic_crs() : projected_crs(&g->crs),
 			 "coordinates", "z", "system", vertical_crs(zref),
 			 "coordinates", "t", "system", "type", "TemporalRS",
 			 "calendar", "Gregorian");
@@ -775,14 +852,16 @@ json_t *west_edr_landing(const char *base)
 
 json_t *west_edr_conformance(void)
 {
-	return json_pack("{s:[s,s,s,s,s,s,s]}", "conformsTo",
+	return json_pack("{s:[s,s,s,s,s,s,s,s,s]}", "conformsTo",
 			 "http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/core",
+			 "http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/oas30",
 			 "http://www.opengis.net/spec/ogcapi-common-2/1.0/conf/collections",
-			 "http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/core",
-			 "http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/collections",
-			 "http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/json",
-			 "http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/covjson",
-			 "http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/queries");
+			 "http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/core",
+			 "http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/collections",
+			 "http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/json",
+			 "http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/covjson",
+			 "http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/queries",
+			 "http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/oas30");
 }
 
 /* Grow bb (lon0, lat0, lon1, lat1) by (x, y); 0 when it does not invert. */
@@ -827,6 +906,34 @@ int west_edr_lonlat_bbox(const struct west_grid *g, double bb[4])
 	return wgs84_bbox(g, bb);
 }
 
+void west_edr_swap_hint(const struct west_grid *g, double lon, double lat, int wkt,
+			char *buf, size_t size)
+{
+	double x, y;
+
+	buf[0] = '\0';
+	if (g->crs.has_tm && !west_tm_forward(&g->crs, lat, lon, &x, &y, NULL, 0) &&
+	    in_domain(g, x, y))
+		snprintf(buf, size, wkt ? "; POINT(%.10g %.10g) is inside: were "
+			 "longitude and latitude given the wrong way round (WKT is "
+			 "POINT(lon lat))?" : "; lon=%.10g&lat=%.10g is inside: were "
+			 "longitude and latitude given the wrong way round?", lat, lon);
+}
+
+void west_edr_lonlat_outside(const struct west_grid *g, double lon, double lat,
+			     int wkt, char *buf, size_t size)
+{
+	double bb[4];
+	char box[160] = "", swap[200];
+
+	if (wgs84_bbox(g, bb))
+		snprintf(box, sizeof box, " (lon %.5f .. %.5f, lat %.5f .. %.5f, WGS 84)",
+			 bb[0], bb[2], bb[1], bb[3]);
+	west_edr_swap_hint(g, lon, lat, wkt, swap, sizeof swap);
+	snprintf(buf, size, "lon %.10g, lat %.10g is outside the domain%s%s", lon, lat,
+		 box, swap);
+}
+
 static json_t *native_spatial(const struct west_grid *g)
 {
 	char id[128];
@@ -865,26 +972,57 @@ static json_t *extent(const struct west_grid *g, const struct west_field *f)
 	return e;
 }
 
+/* CRS84 in WKT 2, for crs_details. */
+#define CRS84_WKT "GEOGCRS[\"WGS 84 (CRS84)\",DATUM[\"World Geodetic System 1984\"," \
+	"ELLIPSOID[\"WGS 84\",6378137,298.257223563]],CS[ellipsoidal,2]," \
+	"AXIS[\"geodetic longitude (Lon)\",east,ANGLEUNIT[\"degree\",0.0174532925199433]]," \
+	"AXIS[\"geodetic latitude (Lat)\",north,ANGLEUNIT[\"degree\",0.0174532925199433]]," \
+	"ID[\"OGC\",\"CRS84\"]]"
+
+/* The CRSs a query takes: [{crs, wkt}], CRS84 first where it applies. */
+static json_t *crs_details(const struct west_crs *c)
+{
+	char id[128];
+	json_t *a = json_array();
+
+	crs_id(c, id, sizeof id);
+	if (a && c->has_tm && json_array_append_new(a, json_pack("{s:s, s:s}", "crs", CRS84_URI,
+								  "wkt", CRS84_WKT)))
+		goto fail;
+	if (a && json_array_append_new(a, json_pack("{s:s, s:o}", "crs", id, "wkt",
+						    crs_text(c))))
+		goto fail;
+	return a;
+fail:
+	json_decref(a);
+	return NULL;
+}
+
+/* The identifiers of the CRSs the queries take: CRS84 first where it
+ * applies, then the native one. */
+static json_t *crs_list(const struct west_crs *c)
+{
+	char id[128];
+
+	crs_id(c, id, sizeof id);
+	return c->has_tm ? json_pack("[s,s]", CRS84_URI, id) : json_pack("[s]", id);
+}
+
 /* The variables of one data query. */
 static json_t *query_variables(const char *type, const char *title,
 			       const struct west_crs *c)
 {
-	char id[128];
-	json_t *v = json_pack("{s:s, s:s, s:[s], s:s}", "title", title,
+	json_t *v = json_pack("{s:s, s:s, s:[s], s:s, s:o}", "title", title,
 			      "query_type", type, "output_formats", "CoverageJSON",
-			      "default_output_format", "CoverageJSON");
+			      "default_output_format", "CoverageJSON",
+			      "crs_details", crs_details(c));
 
-	crs_id(c, id, sizeof id);
 	if (v && !strcmp(type, "cube") &&
-	    json_object_set_new(v, "height_units", json_pack("[s]", "m")))
-		goto fail;
-	if (v && c->wkt && json_object_set_new(v, "crs_details",
-			json_pack("[{s:s, s:o}]", "crs", id, "wkt", text(c->wkt))))
-		goto fail;
+	    json_object_set_new(v, "height_units", json_pack("[s]", "m"))) {
+		json_decref(v);
+		return NULL;
+	}
 	return v;
-fail:
-	json_decref(v);
-	return NULL;
 }
 
 static json_t *data_query(const char *base, const char *type, const char *title,
@@ -912,30 +1050,29 @@ static json_t *collection_links(const char *base)
 			 make_link(base, "/collections/wind", "self", TYPE_JSON, "This collection"),
 			 make_link(base, "/", "root", TYPE_JSON, "The landing page"),
 			 make_link(base, "/collections/wind/position", "data", TYPE_COVJSON,
-			      "Position query: coords=POINT(x y)"),
+			      "Position query: coords=POINT(lon lat), or POINT(x y) with crs"),
 			 make_link(base, "/collections/wind/area", "data", TYPE_COVJSON,
-			      "Area query: coords=POLYGON((x y, ...))"),
+			      "Area query: coords=POLYGON((lon lat, ...)), or x y with crs"),
 			 make_link(base, "/collections/wind/cube", "data", TYPE_COVJSON,
-			      "Cube query: bbox=minx,miny,maxx,maxy"));
+			      "Cube query: bbox=minlon,minlat,maxlon,maxlat, or x, y with crs"));
 }
 
 json_t *west_edr_collection(const char *base, const struct west_grid *g,
 			    const struct west_field *f)
 {
-	char id[128];
-
-	crs_id(&g->crs, id, sizeof id);
-	return json_pack("{s:s, s:s, s:s, s:[s,s,s], s:o, s:o, s:o, s:[s], s:[s], s:o}",
+	return json_pack("{s:s, s:s, s:s, s:[s,s,s], s:o, s:o, s:o, s:o, s:[s], s:o}",
 			 "id", "wind", "title", "Wind field",
 			 "description", f ? "The newest 3D wind field westd solved (WEST model, "
-			 "mass-consistent over terrain), on the terrain grid: x, y in the "
-			 "grid's projected CRS (m), z in m above the ground unless asked as "
-			 "altitude." : "The 3D wind field westd solves (WEST model); no field "
-			 "has been solved yet.",
+			 "mass-consistent over terrain), on the terrain grid: positions in "
+			 "longitude and latitude (CRS84) or in the grid's projected CRS (m) "
+			 "with crs, areas and cubes answered on the grid's columns in its "
+			 "CRS, z in m above the ground unless asked as altitude." :
+			 "The 3D wind field westd solves (WEST model); no field has been "
+			 "solved yet.",
 			 "keywords", "wind", "terrain", "WEST",
 			 "links", collection_links(base), "extent", extent(g, f),
 			 "data_queries", data_queries(base, &g->crs),
-			 "crs", id, "output_formats", "CoverageJSON",
+			 "crs", crs_list(&g->crs), "output_formats", "CoverageJSON",
 			 "parameter_names", params_json(WEST_EDR_ALL));
 }
 
@@ -1043,7 +1180,15 @@ struct cov {
 	const struct west_field *f;
 	enum west_zref zref;
 	unsigned params;
+	const double *lonlat;   /* a CRS84 position's lon, lat; NULL: grid CRS */
 };
+
+/* A position's x (axis 0) or y (axis 1) axis: the grid coordinate v, or
+ * the longitude or latitude it was asked as. */
+static json_t *pos_axis(const struct cov *c, double v, int axis)
+{
+	return real_array(c->lonlat ? &c->lonlat[axis] : &v, 1);
+}
 
 static json_t *domain(const struct cov *c, const char *type, json_t *x,
 		      json_t *y, json_t *z)
@@ -1052,7 +1197,7 @@ static json_t *domain(const struct cov *c, const char *type, json_t *x,
 			 "type", "Domain", "domainType", type, "axes",
 			 "x", "values", x, "y", "values", y, "z", "values", z,
 			 "t", "values", time_text(c->f->valid_time),
-			 "referencing", referencing(c->g, c->zref));
+			 "referencing", referencing(c->g, c->zref, c->lonlat != NULL));
 }
 
 /* The coverage of domain dom (stolen) and r's values (taken over). */
@@ -1115,7 +1260,7 @@ static enum west_status cov_point(const struct cov *c, double x, double y, doubl
 		return st;
 	ranges_init(&r, c->params);
 	ranges_push(&r, &p);
-	return finish(c, domain(c, "Point", real_array(&x, 1), real_array(&y, 1),
+	return finish(c, domain(c, "Point", pos_axis(c, x, 0), pos_axis(c, y, 1),
 				real_array(&z, 1)), &r, NULL, NULL, 0, out, err, errlen);
 }
 
@@ -1140,8 +1285,8 @@ static enum west_status cov_levels(const struct cov *c, double x, double y,
 			zs[k] = c->zref == WEST_ZREF_AGL ? pts[k].z_agl : pts[k].z_msl;
 			ranges_push(&r, &pts[k]);
 		}
-		st = finish(c, domain(c, "VerticalProfile", real_array(&x, 1),
-				      real_array(&y, 1), real_array(zs, n)),
+		st = finish(c, domain(c, "VerticalProfile", pos_axis(c, x, 0),
+				      pos_axis(c, y, 1), real_array(zs, n)),
 			    &r, AXES_Z, &n, 1, out, err, errlen);
 	}
 	free(pts);
@@ -1162,9 +1307,20 @@ static enum west_status cov_profile(const struct cov *c, double x, double y,
 		int ok = !west_query_point(c->g, c->f, x, y, z[k], c->zref, &p, NULL, 0);
 		ranges_push(&r, ok ? &p : NULL);
 	}
-	return finish(c, domain(c, "VerticalProfile", real_array(&x, 1),
-				real_array(&y, 1), real_array(z, nz)),
+	return finish(c, domain(c, "VerticalProfile", pos_axis(c, x, 0),
+				pos_axis(c, y, 1), real_array(z, nz)),
 		      &r, AXES_Z, &nz, 1, out, err, errlen);
+}
+
+static enum west_status position(const struct cov *c, double x, double y,
+				 const double *z, size_t nz_req,
+				 json_t **out, char *err, size_t errlen)
+{
+	if (nz_req == 1)
+		return cov_point(c, x, y, z[0], out, err, errlen);
+	if (nz_req == 0)
+		return cov_levels(c, x, y, out, err, errlen);
+	return cov_profile(c, x, y, z, nz_req, out, err, errlen);
 }
 
 enum west_status west_covjson_position(const struct west_grid *g,
@@ -1174,18 +1330,45 @@ enum west_status west_covjson_position(const struct west_grid *g,
 				       enum west_zref zref, unsigned params,
 				       json_t **out, char *err, size_t errlen)
 {
-	struct cov c = { g, f, zref, params };
+	struct cov c = { g, f, zref, params, NULL };
 	enum west_status st = check_common(&c, z, nz_req, err, errlen);
 
 	if (!st)
 		st = check_coords(g, x, y, err, errlen);
+	return st ? st : position(&c, x, y, z, nz_req, out, err, errlen);
+}
+
+enum west_status west_covjson_position_lonlat(const struct west_grid *g,
+					      const struct west_field *f,
+					      double lon, double lat,
+					      const double *z, size_t nz_req,
+					      enum west_zref zref, unsigned params,
+					      json_t **out, char *err, size_t errlen)
+{
+	const double lonlat[2] = { lon, lat };
+	struct cov c = { g, f, zref, params, lonlat };
+	char why[WEST_ERRLEN];
+	double x, y;
+	enum west_status st = check_common(&c, z, nz_req, err, errlen);
+
 	if (st)
 		return st;
-	if (nz_req == 1)
-		return cov_point(&c, x, y, z[0], out, err, errlen);
-	if (nz_req == 0)
-		return cov_levels(&c, x, y, out, err, errlen);
-	return cov_profile(&c, x, y, z, nz_req, out, err, errlen);
+	if (!g->crs.has_tm)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "coords: the terrain has no transverse Mercator CRS, so "
+				 "longitude and latitude cannot be placed on the grid");
+	if (west_tm_forward(&g->crs, lon, lat, &x, &y, why, sizeof why)) {
+		char swap[200], metres[320];
+		west_edr_swap_hint(g, lon, lat, 1, swap, sizeof swap);
+		metres_hint(g, lon, lat, metres, sizeof metres);
+		return west_fail(err, errlen, WEST_ERR_INVALID, "coords (CRS84): %s%s%s",
+				 why, swap, metres);
+	}
+	if (check_coords(g, x, y, NULL, 0)) {
+		west_edr_lonlat_outside(g, lon, lat, 1, why, sizeof why);
+		return west_fail(err, errlen, WEST_ERR_INVALID, "coords: %s", why);
+	}
+	return position(&c, x, y, z, nz_req, out, err, errlen);
 }
 
 /* ---- cube and area -------------------------------------------------------- */
@@ -1335,8 +1518,8 @@ enum west_status west_covjson_cube(const struct west_grid *g,
 				   size_t max_cells, json_t **out,
 				   char *err, size_t errlen)
 {
-	struct cov c = { g, f, zref, params };
-	const char *what = poly ? "area" : "cube";
+	struct cov c = { g, f, zref, params, NULL };
+	const char *what = bbox ? "cube" : "area";
 	struct span sx, sy;
 	struct ranges r;
 	double box[4], *own = NULL;

@@ -2,12 +2,18 @@
  * edr.h: the OGC API - EDR subset of westd (docs/design.md section 6) without
  * the HTTP: parsing the query parameters, and building the JSON documents
  * (jansson) that the routes answer with.  Standards followed: OGC API -
- * EDR 1.0.1 (19-086r5) for the landing page, conformance, collections and
+ * EDR 1.1 (19-086r6) for the landing page, conformance, collections and
  * the query parameters; OGC CoverageJSON 1.0 (21-069r2) for the answers.
  *
- * Coordinates: every x, y (coords, bbox) is in the grid's projected CRS
- * (metres, easting and northing; terrain.h), not CRS84: the EDR default
- * does not apply, and the collection says which CRS it is.  Heights: z is
+ * Coordinates (coords, bbox) are in CRS84, longitude and latitude in
+ * degrees on WGS 84 (EDR's default, /req/core/crs84), when the grid's CRS
+ * is a transverse Mercator libwest inverts (proj.h), and otherwise, or
+ * when the crs parameter names it, in the grid's projected CRS (metres,
+ * easting and northing; terrain.h).  A CRS84 position is converted to the
+ * grid and answered at its longitude and latitude; a CRS84 polygon or box
+ * is converted to the grid (each edge densified) and answered on the
+ * grid's own columns, in the grid's CRS: a regular grid in one CRS is not
+ * one in the other, and resampling it would invent values.  Heights: z is
  * metres above the local ground (WEST_ZREF_AGL) or altitude above mean sea
  * level (WEST_ZREF_MSL), as query.h defines them.
  *
@@ -35,9 +41,12 @@
  *                         face over the lowest terrain), as strings (the
  *                         EDR 1.0 schema); vrs "height above ground, m".
  *   extent.temporal       [[valid_time, valid_time]] when f is not NULL.
- *   crs                   one identifier of the native CRS: an EPSG URI
- *                         when the WKT ends with its top-level EPSG
- *                         authority, else the WKT's name, else the CF
+ *   crs                   the CRS84 URI first when coordinates may be
+ *                         given in it (the default), then the native CRS's
+ *                         identifier: an EPSG URI when west_crs_epsg knows
+ *                         its code (the WKT's top-level EPSG authority, or
+ *                         WGS 84 / UTM recognised from the parameters),
+ *                         else the WKT's name, else the CF
  *                         grid_mapping_name, else "native".
  *   data_queries          position, area, cube (CoverageJSON only).
  *   parameter_names       u, v, w, speed, direction as CoverageJSON
@@ -45,11 +54,13 @@
  *                         answers carry).
  *
  * CoverageJSON answers (application/vnd.cov+json):
- *   - domain axes x, y (m, grid CRS), z (m, AGL or MSL as asked), t (the
- *     field's valid time, one value); referencing: x, y a ProjectedCRS
- *     (id: the EPSG URI when known, description: the WKT or a sentence),
- *     z a VerticalCRS ("height above ground" or "altitude above mean sea
- *     level", up, m), t a TemporalRS (Gregorian);
+ *   - domain axes x, y (a CRS84 position: its longitude and latitude,
+ *     referencing a GeographicCRS with the CRS84 id; otherwise metres in
+ *     the grid CRS, referencing a ProjectedCRS, id the EPSG URI when known,
+ *     description the WKT or a sentence), z (m, AGL or MSL as asked), t
+ *     (the field's valid time, one value); z references a VerticalCRS
+ *     ("height above ground" or "altitude above mean sea level", up, m), t
+ *     a TemporalRS (Gregorian);
  *   - Point: every axis one value, ranges 0-dimensional (no shape, no
  *     axisNames, one value);
  *   - VerticalProfile: ranges axisNames ["z"], shape [nz];
@@ -150,12 +161,43 @@ enum west_status west_edr_parse_z(const char *s, double *z, size_t max, size_t *
 enum west_status west_edr_parse_parameters(const char *s, unsigned *mask,
 					   char *err, size_t errlen);
 
-/* crs: the identifier the collection advertises for the grid's CRS (its
- * "crs"; see the top of this file), or "EPSG:n" when that is the EPSG URI
- * of code n; NULL is fine too.  Coordinates are never reprojected, so any
- * other value, CRS84 included, is refused naming the one supported. */
-enum west_status west_edr_check_crs(const struct west_crs *c, const char *s,
-				    char *err, size_t errlen);
+/* The CRS coordinates are given in. */
+enum west_edr_crs {
+	WEST_EDR_CRS84 = 1,   /* longitude, latitude (degrees, WGS 84) */
+	WEST_EDR_NATIVE       /* the grid's projected CRS (m) */
+};
+
+/* crs into *which: NULL is the default, CRS84 when c is a transverse
+ * Mercator (has_tm), else native; "CRS84", "OGC:CRS84" or the CRS84 URI is
+ * CRS84 (refused without has_tm); the native identifier the collection
+ * advertises, or "EPSG:n" for its EPSG code n, is native.  Anything else
+ * is WEST_ERR_INVALID naming the values supported. */
+enum west_status west_edr_parse_crs(const struct west_crs *c, const char *s,
+				    enum west_edr_crs *which, char *err, size_t errlen);
+
+#define WEST_EDR_DENSIFY 8 /* pieces each CRS84 polygon edge is cut into */
+
+/* A polygon (p, in place) or a box bbox = lon0, lat0, lon1, lat1 (into p,
+ * a new ring) given in CRS84, as a ring in the grid's CRS: every edge cut
+ * into WEST_EDR_DENSIFY pieces along the straight line in degrees, so the
+ * ring keeps its shape under the projection.  A vertex the projection
+ * refuses is WEST_ERR_INVALID naming it (and saying so when it is inside
+ * the domain as the grid's x, y: metres given without crs). */
+enum west_status west_edr_polygon_to_grid(const struct west_grid *g,
+					  struct west_polygon *p,
+					  char *err, size_t errlen);
+enum west_status west_edr_bbox_to_grid(const struct west_grid *g, const double bbox[4],
+				       struct west_polygon *p, char *err, size_t errlen);
+
+/* Into buf: "lon A, lat B is outside the domain (lon .. , lat .., WGS 84)"
+ * for a point given in degrees, followed by west_edr_swap_hint's sentence.
+ * The hint: when lat, lon taken the other way round lands in the domain,
+ * "; lon=..&lat=.. is inside: ..." (wkt 0) or "; POINT(.. ..) is inside:
+ * ..." (wkt 1), else "". */
+void west_edr_lonlat_outside(const struct west_grid *g, double lon, double lat,
+			     int wkt, char *buf, size_t size);
+void west_edr_swap_hint(const struct west_grid *g, double lon, double lat, int wkt,
+			char *buf, size_t size);
 
 /*
  * datetime (EDR 1.0 /req/core/datetime-response): an instant, an
@@ -181,9 +223,10 @@ int west_edr_lonlat_bbox(const struct west_grid *g, double bb[4]);
  * alternate (the map page "/ui/", text/html). */
 json_t *west_edr_landing(const char *base);
 
-/* {"conformsTo": [...]}: OGC API - Common 1.0 core and collections, and
- * EDR 1.0 core, collections, json, covjson and queries (the one EDR 1.0
- * conformance class covering position, area and cube). */
+/* {"conformsTo": [...]}: OGC API - Common 1.0 core, collections and
+ * OpenAPI 3.0, and EDR 1.1 core, collections, json, covjson, queries (the
+ * EDR class covering position, area and cube) and oas30 (the API document
+ * at /api). */
 json_t *west_edr_conformance(void);
 
 /* The "wind" collection (see the top of this file); f may be NULL (no
@@ -222,19 +265,33 @@ enum west_status west_covjson_position(const struct west_grid *g,
 				       enum west_zref zref, unsigned params,
 				       json_t **out, char *err, size_t errlen);
 
+/* The same at longitude lon, latitude lat (CRS84), answered with those as
+ * the x and y axes: a grid without has_tm, a point the projection refuses,
+ * or one outside the domain is WEST_ERR_INVALID, the last in degrees
+ * (west_edr_lonlat_outside). */
+enum west_status west_covjson_position_lonlat(const struct west_grid *g,
+					      const struct west_field *f,
+					      double lon, double lat,
+					      const double *z, size_t nz_req,
+					      enum west_zref zref, unsigned params,
+					      json_t **out, char *err, size_t errlen);
+
 /*
- * Cube (poly NULL) or area (poly given): domainType "Grid".
+ * Cube (bbox given) or area (bbox NULL): domainType "Grid", in the grid's
+ * CRS.
  *   x, y axes: the centres x0 + (i + 1/2) dx, y0 + (j + 1/2) dy of the
  *     columns whose centres lie in the box, edges included; the box is
- *     bbox[4] = {minx, miny, maxx, maxy} for a cube, the polygon's bounding
- *     box for an area (bbox is then ignored and may be NULL).  No column
+ *     bbox[4] = {minx, miny, maxx, maxy}, or the polygon's bounding box
+ *     when poly is given (then bbox only names the query "cube" in
+ *     messages: a CRS84 box comes as the polygon west_edr_bbox_to_grid
+ *     makes of it).  No column
  *     centre in the box: WEST_ERR_INVALID saying so.
  *   z axis: z[0 .. nz_req-1]; nz_req == 0: the grid's level centres zc[k] =
  *     (zf[k] + zf[k+1]) / 2: under AGL used as heights above each
  *     column's ground (a terrain-following default), under MSL as the
  *     altitudes base + zc[k] (the cell centres themselves).
  *   values: the point query at each (x, y, z), null where it fails, and
- *     for an area null at columns whose centre is outside the polygon.
+ *     null at columns whose centre is outside the polygon when poly is given.
  * Size cap: when nx * ny * nz * (number of parameters) exceeds max_cells
  * (the config's max_response_cells, whose count is cells times
  * parameters), WEST_ERR_UNSUPPORTED (the HTTP layer's 413) with err

@@ -271,14 +271,14 @@ static int near_name(const char *a, const char *b)
 	return *a == *b;
 }
 
-/* "a, b, c" of the NULL-terminated list into buf. */
-static void list_names(const char *const *names, char *buf, size_t size)
+/* "a, b, c" of the NULL-terminated parameter list into buf. */
+static void list_names(const struct west_param *const *ps, char *buf, size_t size)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; names[i] && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", names[i]);
+	for (size_t i = 0; ps[i] && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", ps[i]->name);
 }
 
 /* 400 for the first query parameter of r that its route does not take,
@@ -286,8 +286,8 @@ static void list_names(const char *const *names, char *buf, size_t size)
  * read as left out); 1 when there is none. */
 static int params_ok(struct west_req *r, const struct west_route_def *rt)
 {
-	static const char *const none[] = { NULL };
-	const char *const *ok = rt->params ? rt->params : none;
+	static const struct west_param *const none[] = { NULL };
+	const struct west_param *const *ok = rt->params ? rt->params : none;
 	struct args_seen a = { .n = 0 };
 	char shown[SHOW_ARG + 4], takes[256], hint[96];
 	size_t i, k;
@@ -300,7 +300,7 @@ static int params_ok(struct west_req *r, const struct west_route_def *rt)
 	}
 	list_names(ok, takes, sizeof takes);
 	for (i = 0; i < a.n; i++) {
-		for (k = 0; ok[k] && strcmp(ok[k], a.name[i]); k++)
+		for (k = 0; ok[k] && strcmp(ok[k]->name, a.name[i]); k++)
 			;
 		if (!ok[k])
 			break;
@@ -324,8 +324,8 @@ static int params_ok(struct west_req *r, const struct west_route_def *rt)
 		return 1;
 	hint[0] = '\0';
 	for (k = 0; ok[k]; k++)
-		if (near_name(ok[k], a.name[i]))
-			snprintf(hint, sizeof hint, " (did you mean %s?)", ok[k]);
+		if (near_name(ok[k]->name, a.name[i]))
+			snprintf(hint, sizeof hint, " (did you mean %s?)", ok[k]->name);
 	if (!ok[0])
 		west_reply_problem(r, 400, "unknown-parameter", "Bad Request",
 				   "query parameter '%s' is not supported: %s takes no query "
@@ -339,39 +339,46 @@ static int params_ok(struct west_req *r, const struct west_route_def *rt)
 
 /* ------------------------------------------------------------- dispatch */
 
-/* The route of url, and its {name} argument. */
-static const struct west_route_def *find_route(const struct west_http *h, const char *url,
-					       const char **arg)
+/* 1 when route path p takes url, *arg set to its "{name}" segment's
+ * value (NULL for an exact path). */
+static int route_takes(const char *p, const char *url, const char **arg)
 {
-	for (size_t i = 0; i < h->nroutes; i++) {
-		const char *p = h->routes[i].path;
-		size_t n = strlen(p);
-		*arg = NULL;
-		if (n && p[n - 1] == '*') {
-			if (strncmp(url, p, n - 1) == 0 && url[n - 1]) {
-				*arg = url + n - 1;
-				return &h->routes[i];
-			}
-		} else if (strcmp(url, p) == 0) {
-			return &h->routes[i];
-		}
-	}
-	return NULL;
+	const char *brace = strrchr(p, '{');
+	size_t n = brace ? (size_t)(brace - p) : 0;
+
+	*arg = NULL;
+	if (!brace || brace == p || brace[-1] != '/' || p[strlen(p) - 1] != '}')
+		return strcmp(url, p) == 0;
+	if (strncmp(url, p, n) != 0 || !url[n])
+		return 0;
+	*arg = url + n;
+	return 1;
+}
+
+/* The index of url's route (the first that takes it), and its {name}
+ * argument; WEST_ROUTE_NONE when none does. */
+static size_t find_route(const struct west_http *h, const char *url, const char **arg)
+{
+	for (size_t i = 0; i < h->nroutes; i++)
+		if (route_takes(h->routes[i].path, url, arg))
+			return i;
+	*arg = NULL;
+	return WEST_ROUTE_NONE;
 }
 
 static void dispatch(struct west_http *h, struct west_req *r)
 {
-	const struct west_route_def *rt = find_route(h, r->url, &r->path_arg);
+	size_t i = find_route(h, r->url, &r->path_arg);
+	const struct west_route_def *rt = i == WEST_ROUTE_NONE ? NULL : &h->routes[i];
 	int get = !strcmp(r->method, "GET") || r->head, post = !strcmp(r->method, "POST");
 	char allow[32];
 
+	r->route = i;
 	if (!rt) {
-		r->route = WEST_ROUTE_OTHER;
 		west_reply_problem(r, 404, "not-found", "Not Found",
 				   "no resource at %s (GET / lists the API)", r->url);
 		return;
 	}
-	r->route = rt->route;
 	if (!((get && rt->get) || (post && rt->post))) {
 		snprintf(allow, sizeof allow, "%s%s%s", rt->get ? "GET, HEAD" : "",
 			 rt->get && rt->post ? ", " : "", rt->post ? "POST" : "");
@@ -406,7 +413,7 @@ static struct west_req *begin(struct west_http *h, struct MHD_Connection *c,
 	r->d = h->d, r->conn = c, r->url = url, r->method = method;
 	r->head = !strcmp(method, "HEAD");
 	r->t0 = westd_mono();
-	r->route = WEST_ROUTE_OTHER;
+	r->route = WEST_ROUTE_NONE;
 	westd_live(h->d, &r->live);
 	return r;
 }
@@ -559,6 +566,11 @@ enum west_status west_http_start(struct west_http *h, struct westd *d,
 
 	memset(h, 0, sizeof *h);
 	h->d = d, h->routes = routes, h->nroutes = nroutes;
+	for (size_t i = 0; i < nroutes; i++)
+		if (west_metrics_route(&d->metrics, i, routes[i].path))
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "%zu routes, more than the metrics label (%d)", nroutes,
+					 WEST_METRICS_MAXROUTES);
 	st = resolve(d->conf.listen, &sa, &salen, err, errlen);
 	if (st)
 		return st;

@@ -41,7 +41,8 @@ struct west_req {
 	struct westd *d;
 	struct MHD_Connection *conn;
 	const char *method, *url;
-	enum west_route route;
+	size_t route;               /* its index in the route table;
+				     * WEST_ROUTE_NONE when no route took it */
 	struct westd_live live;     /* the reloadable values, at its start */
 	char *body;                 /* the request body, NUL-terminated */
 	size_t len, cap;
@@ -56,13 +57,35 @@ struct west_req {
 
 typedef void (*west_handler)(struct west_req *r);
 
+/* One query parameter a route takes, as the OpenAPI document describes
+ * it. */
+struct west_param {
+	const char *name, *type;    /* type: "number", "integer", "string" */
+	int required;
+	const char *enums;          /* the values allowed, '|'-separated; NULL: any */
+	const char *description;
+};
+
+/* What a route's POST takes and answers, for the OpenAPI document. */
+struct west_post_doc {
+	const char *summary, *description;
+	const char *body;           /* the request's media types, '|'-separated */
+	const char *codes;          /* its statuses besides 400/401, space-separated */
+};
+
+/* One route (routes.c holds the table, the only place a path is written). */
 struct west_route_def {
-	const char *path;           /* exact, or a prefix ending in '/' + "*" */
-	enum west_route route;
+	const char *path;           /* exact, or ending in one "{name}" segment
+				     * that matches any rest after the prefix */
 	west_handler get, post;     /* NULL: method not allowed */
 	int open;                   /* 1: never needs a token (health) */
-	const char *const *params;  /* the query parameters it takes,
-				     * NULL-terminated; NULL: none */
+	const struct west_param *const *params; /* the query parameters it takes,
+						 * NULL-terminated; NULL: none */
+	/* GET, for the OpenAPI document: */
+	const char *tag, *summary, *description;
+	const char *types;          /* the answer's media types, '|'-separated */
+	const char *codes;          /* statuses besides 400/401, space-separated */
+	const struct west_post_doc *post_doc;  /* with post */
 };
 
 struct west_http {

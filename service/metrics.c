@@ -78,32 +78,6 @@ _Static_assert(ARRAY_LEN(snapshot_bounds) < WEST_METRICS_MAXBUCKETS, "snapshot b
 
 /* ============================================================ labels */
 
-static const char *const route_labels[WEST_NROUTES] = {
-	[WEST_ROUTE_ROOT] = "/",
-	[WEST_ROUTE_CONFORMANCE] = "/conformance",
-	[WEST_ROUTE_COLLECTIONS] = "/collections",
-	[WEST_ROUTE_COLLECTION] = "/collections/wind",
-	[WEST_ROUTE_POSITION] = "/collections/wind/position",
-	[WEST_ROUTE_AREA] = "/collections/wind/area",
-	[WEST_ROUTE_CUBE] = "/collections/wind/cube",
-	[WEST_ROUTE_STATUS] = "/v1/status",
-	[WEST_ROUTE_FIELD] = "/v1/field",
-	[WEST_ROUTE_POINT] = "/v1/field/point",
-	[WEST_ROUTE_PROFILE] = "/v1/field/profile",
-	[WEST_ROUTE_SLICE] = "/v1/field/slice",
-	[WEST_ROUTE_OBSERVATIONS] = "/v1/observations",
-	[WEST_ROUTE_SNAPSHOTS] = "/v1/snapshots",
-	[WEST_ROUTE_SNAPSHOT] = "/v1/snapshots/{name}",
-	[WEST_ROUTE_LIVEZ] = "/livez",
-	[WEST_ROUTE_READYZ] = "/readyz",
-	[WEST_ROUTE_METRICS] = "/metrics",
-	[WEST_ROUTE_TERRAIN] = "/v1/terrain",
-	[WEST_ROUTE_UI] = "/ui/",
-	[WEST_ROUTE_UI_FILE] = "/ui/{file}",
-	[WEST_ROUTE_API] = "/api",
-	[WEST_ROUTE_OTHER] = "other",
-};
-
 static const char *const reject_labels[WEST_NREJECTS] = {
 	[WEST_REJECT_INVALID] = "invalid",
 	[WEST_REJECT_TOO_LARGE] = "too_large",
@@ -118,11 +92,26 @@ static const char *const source_labels[WEST_NSOURCES] = {
 	[WEST_SOURCE_SPOOL] = "spool",
 };
 
-const char *west_route_label(enum west_route r)
+int west_metrics_route(struct west_metrics *m, size_t i, const char *label)
 {
-	if ((unsigned)r >= WEST_NROUTES)
-		r = WEST_ROUTE_OTHER;
-	return route_labels[r];
+	if (i >= WEST_METRICS_MAXROUTES)
+		return -1;
+	m->route_label[i] = label;
+	if (i >= m->nroutes)
+		m->nroutes = i + 1;
+	return 0;
+}
+
+/* The counters' slot of route r: its own, or the last ("other"). */
+static size_t route_slot(const struct west_metrics *m, size_t r)
+{
+	return r < m->nroutes && m->route_label[r] ? r : WEST_METRICS_MAXROUTES;
+}
+
+const char *west_metrics_route_label(const struct west_metrics *m, size_t i)
+{
+	size_t r = route_slot(m, i);
+	return r < WEST_METRICS_MAXROUTES ? m->route_label[r] : "other";
 }
 
 const char *west_reject_label(enum west_reject why)
@@ -168,13 +157,12 @@ void west_metrics_init(struct west_metrics *m)
 	memset(m, 0, sizeof *m);   /* lock-free atomics: zero bytes are zero */
 }
 
-void west_metrics_http(struct west_metrics *m, enum west_route r, unsigned status,
+void west_metrics_http(struct west_metrics *m, size_t route, unsigned status,
 		       double seconds)
 {
 	unsigned slot = WEST_METRICS_NCODES - 1;   /* code="other" */
+	size_t r = route_slot(m, route);
 
-	if ((unsigned)r >= WEST_NROUTES)
-		r = WEST_ROUTE_OTHER;
 	if (status >= 100 && status <= 599)
 		slot = status - 100;
 	bump(&m->http[r][slot], 1);
@@ -474,8 +462,8 @@ static void render_http(struct buf *b, const struct west_metrics *m)
 
 	family(b, "westd_http_requests_total", "counter",
 	       "HTTP requests answered, by route and status code.");
-	for (unsigned r = 0; r < WEST_NROUTES; r++) {
-		kv[1] = route_labels[r];
+	for (size_t r = 0; r <= WEST_METRICS_MAXROUTES; r++) {
+		kv[1] = west_metrics_route_label(m, r);
 		for (unsigned c = 0; c < WEST_METRICS_NCODES; c++) {
 			unsigned long long n = load(&m->http[r][c]);
 			if (!n)
@@ -495,11 +483,11 @@ static void render_http_seconds(struct buf *b, const struct west_metrics *m)
 
 	family(b, "westd_http_request_duration_seconds", "histogram",
 	       "Time from a request's arrival to its answer, by route.");
-	for (unsigned r = 0; r < WEST_NROUTES; r++) {
+	for (size_t r = 0; r <= WEST_METRICS_MAXROUTES; r++) {
 		hist_copy(&c, &m->http_seconds[r], &http_def);
 		if (c.count)
 			hist_samples(b, "westd_http_request_duration_seconds",
-				     "route", route_labels[r], &c, &http_def);
+				     "route", west_metrics_route_label(m, r), &c, &http_def);
 	}
 }
 

@@ -57,15 +57,12 @@ extern "C" {
 /* Longest duration one observation adds to a histogram's sum (s). */
 #define WEST_METRICS_MAX_SECONDS 1e6
 
-enum west_route {
-	WEST_ROUTE_ROOT, WEST_ROUTE_CONFORMANCE, WEST_ROUTE_COLLECTIONS,
-	WEST_ROUTE_COLLECTION, WEST_ROUTE_POSITION, WEST_ROUTE_AREA,
-	WEST_ROUTE_CUBE, WEST_ROUTE_STATUS, WEST_ROUTE_FIELD, WEST_ROUTE_POINT,
-	WEST_ROUTE_PROFILE, WEST_ROUTE_SLICE, WEST_ROUTE_OBSERVATIONS,
-	WEST_ROUTE_SNAPSHOTS, WEST_ROUTE_SNAPSHOT, WEST_ROUTE_LIVEZ,
-	WEST_ROUTE_READYZ, WEST_ROUTE_METRICS, WEST_ROUTE_TERRAIN, WEST_ROUTE_UI,
-	WEST_ROUTE_UI_FILE, WEST_ROUTE_API, WEST_ROUTE_OTHER, WEST_NROUTES
-};
+/* Routes with a label of their own (the route table's entries, routes.c);
+ * requests no route took, and indexes past the labels, count as "other". */
+struct west_metrics;
+
+#define WEST_METRICS_MAXROUTES 40
+#define WEST_ROUTE_NONE ((size_t)-1)
 
 enum west_reject {
 	WEST_REJECT_INVALID, WEST_REJECT_TOO_LARGE, WEST_REJECT_MEDIA_TYPE,
@@ -75,10 +72,12 @@ enum west_reject {
 
 enum west_source { WEST_SOURCE_HTTP, WEST_SOURCE_SPOOL, WEST_NSOURCES };
 
-/* The route's label: "/", "/conformance", ..., "/v1/snapshots/{name}",
- * "/ui/" (also /ui), "/ui/{file}", "/api", "other" (also for a value out of
- * range). */
-const char *west_route_label(enum west_route r);
+/* Route i's label is label (its path in the route table, which must
+ * outlive m): west_http_start names every route once, after init.  -1
+ * when i is not below WEST_METRICS_MAXROUTES. */
+int west_metrics_route(struct west_metrics *m, size_t i, const char *label);
+/* Route i's label; "other" for one not named. */
+const char *west_metrics_route_label(const struct west_metrics *m, size_t i);
 /* "invalid", "too_large", "unsupported_media_type", "unauthorized",
  * "storage", "out_of_date"; "?" out of range. */
 const char *west_reject_label(enum west_reject why);
@@ -99,8 +98,11 @@ struct west_metrics_hist {
 };
 
 struct west_metrics {
-	atomic_ullong http[WEST_NROUTES][WEST_METRICS_NCODES]; /* [route][status - 100] */
-	struct west_metrics_hist http_seconds[WEST_NROUTES];
+	const char *route_label[WEST_METRICS_MAXROUTES];   /* west_metrics_route */
+	size_t nroutes;                                     /* labels named */
+	/* [route][status - 100]; [WEST_METRICS_MAXROUTES]: "other" */
+	atomic_ullong http[WEST_METRICS_MAXROUTES + 1][WEST_METRICS_NCODES];
+	struct west_metrics_hist http_seconds[WEST_METRICS_MAXROUTES + 1];
 	atomic_ullong received[WEST_NSOURCES];
 	atomic_ullong rejected[WEST_NSOURCES][WEST_NREJECTS];
 	atomic_ullong solves_ok, solves_failed;
@@ -113,9 +115,10 @@ struct west_metrics {
 /* All zero.  A struct that is zero already (static, calloc) needs no init. */
 void west_metrics_init(struct west_metrics *m);
 
-/* One answered request: status 100..599 (others: code="other"), its
- * duration in s.  A route out of range counts as WEST_ROUTE_OTHER. */
-void west_metrics_http(struct west_metrics *m, enum west_route r, unsigned status,
+/* One answered request of route r (its index; WEST_ROUTE_NONE or one not
+ * named counts as route="other"): status 100..599 (others: code="other"),
+ * its duration in s. */
+void west_metrics_http(struct west_metrics *m, size_t r, unsigned status,
 		       double seconds);
 /* One observation set accepted from s. */
 void west_metrics_received(struct west_metrics *m, enum west_source s);

@@ -1,7 +1,7 @@
 /*
  * obsstore.c: accepted observation sets on disk (obsstore.h gives the
- * directory layout, the sequence numbers and the retention rule), and
- * west_obs_to_json, the writer matching obs_json.c's reader.
+ * directory layout, the sequence numbers and the retention rule); the
+ * sets are written by west_obs_to_json (obs_json.c).
  *
  * Saving: the JSON text is built in memory, then west_file_replace
  * (fileio.h, as the snapshots) writes it beside "<seq>.json" under a temp
@@ -39,62 +39,6 @@
 #define FILE_MODE 0640
 #define NAME_ROOM 64                  /* bytes a file name adds to dir */
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17))
-
-/* ============================================================== JSON */
-
-static int put_real(json_t *obj, const char *key, double v)
-{
-	return json_object_set_new(obj, key, json_real(v)); /* NULL (NaN): -1 */
-}
-
-static int put_string(json_t *obj, const char *key, const char *v)
-{
-	return json_object_set_new(obj, key, json_string(v));
-}
-
-/* One station in the reader's schema; NULL when a value has no JSON form. */
-static json_t *station_json(const struct west_obs *ob)
-{
-	json_t *j = json_object();
-	char t[32];
-	int bad;
-
-	if (!j)
-		return NULL;
-	west_obs_time_format(ob->time, t, sizeof t);
-	bad = put_string(j, "id", ob->id) || put_real(j, "x", ob->x) ||
-	      put_real(j, "y", ob->y) || put_real(j, "height", ob->height) ||
-	      put_real(j, "speed", ob->speed) ||
-	      put_real(j, "direction", ob->direction) || put_string(j, "time", t);
-	if (!bad && isnan(ob->inv_L))
-		bad = put_string(j, "stability", west_stability_name(ob->stability));
-	else if (!bad)
-		bad = put_real(j, "inv_L", ob->inv_L);
-	if (!bad && !isnan(ob->z0))
-		bad = put_real(j, "z0", ob->z0);
-	if (bad) {
-		json_decref(j);
-		return NULL;
-	}
-	return j;
-}
-
-json_t *west_obs_to_json(const struct west_obs_set *set)
-{
-	json_t *arr = json_array(), *root = json_object();
-
-	if (!arr || !root || json_object_set(root, "observations", arr) != 0)
-		goto fail;
-	for (size_t i = 0; i < set->n; i++)
-		if (json_array_append_new(arr, station_json(&set->obs[i])) != 0)
-			goto fail;
-	json_decref(arr);
-	return root;
-fail:
-	json_decref(arr);
-	json_decref(root);
-	return NULL;
-}
 
 /* ============================================================== names */
 

@@ -65,23 +65,6 @@ struct west_obsstore {
 };
 
 /*
- * The set in the JSON schema that west_obs_parse_json accepts: per station
- * id, x, y (grid CRS, m, whatever the input gave), height, speed,
- * direction, time (west_obs_time_format), then either "stability" (the
- * class letter) when inv_L is NaN, or "inv_L" (the parser recomputes the
- * class from it, by Golder's rule with z0 or its default), and "z0" when
- * not NaN.  Numbers are reals; dumped with 17 significant digits (jansson's
- * default, or JSON_REAL_PRECISION(17)) they read back bit for bit, -0.0
- * included.  So parse(to_json(set)) gives back every field of every
- * station, valid_time too, and `outside` when parsed against the same
- * west_obs_opts (the parser recomputes it from x, y and the grid).  New
- * reference; NULL when out of memory or when a value has no JSON form
- * (an id that is not UTF-8, a non-finite number: never so in a set the
- * readers accepted).
- */
-json_t *west_obs_to_json(const struct west_obs_set *set);
-
-/*
  * Open the store in dir (created, mode 0750, when missing; its parent must
  * exist): lock it, remove leftover ".tmp-*" files, find the largest
  * sequence number.  On failure *s is closed and err names dir.

@@ -1,13 +1,12 @@
 /*
  * openapi.c: the OpenAPI 3.0 document of the API (openapi.h), from the
- * route table and the descriptions below (docs/api.md says the same in
- * prose; keep the two together when a route changes).
+ * route table (routes.c; docs/api.md says the same in prose: keep the two
+ * together when a route changes).
  *
- * Paths, methods (a route's get and post handlers) and query parameters
- * (its params list) come from the table itself.  The descriptions are
- * looked up by path and parameter name; what has none is still in the
- * document, marked "x-undocumented": true, and tests/test_westd.c fails
- * on it.  Every operation lists 400 (a parameter the route does not take
+ * Paths, methods (a route's get and post handlers), query parameters and
+ * every description come from the table itself; a route or parameter
+ * without one is still in the document, marked "x-undocumented": true,
+ * and tests/test_westd.c fails on it.  Every operation lists 400 (a parameter the route does not take
  * is refused, so even a route with none can answer 400) and, unless the
  * route is open (health), 401 (a token and read_auth); the others are
  * per route.  Errors are application/problem+json (RFC 9457).
@@ -23,176 +22,8 @@
 #endif
 
 #define JSON "application/json"
-#define COVJSON "application/vnd.cov+json"
-#define HTML "text/html; charset=utf-8"
 
-/* ---------------------------------------------------------- descriptions */
-
-struct route_doc {
-	const char *path;        /* as in routes[] */
-	const char *tag;
-	const char *summary, *description;
-	const char *types;       /* GET's answer media types, '|'-separated */
-	const char *codes;       /* GET's statuses besides 400/401, space-separated */
-};
-
-/* The routes that take POST: their answer is JSON. */
-static const struct post_doc {
-	const char *path, *summary, *description;
-	const char *body;        /* the request's media types, '|'-separated */
-	const char *codes;
-} post_docs[] = {
-	{ "/v1/observations", "Post an observation set",
-	  "One set, JSON or CSV (WindNinja station format), validated whole: nothing of a "
-	  "bad set is applied. Of a time series the newest record of each station is "
-	  "kept; a station file list is 400 (it names files). 202 with the version it "
-	  "will make and the times kept; a set older than the current field or outside "
-	  "obs_max_age/obs_max_future is 422.",
-	  JSON "|text/csv", "202 413 415 422 503" },
-};
-
-static const struct route_doc route_docs[] = {
-	{ "/", "OGC API - EDR", "Landing page",
-	  "JSON for API clients (no Accept, */*, application/json); the map page for a "
-	  "client that rates text/html above application/json, or with f=html. "
-	  "Vary: Accept.", JSON "|" HTML, "200" },
-	{ "/api", "API", "This API description (OpenAPI 3.0)",
-	  "The OpenAPI 3.0 document of every route, as " WEST_OPENAPI_TYPE " (or "
-	  "application/json when the client asks for it); an HTML page of it with f=html or "
-	  "an Accept that rates text/html above application/json.",
-	  WEST_OPENAPI_TYPE "|" JSON "|" HTML, "200" },
-	{ "/conformance", "OGC API - EDR", "Conformance classes implemented", NULL, JSON,
-	  "200" },
-	{ "/collections", "OGC API - EDR", "The collections: the one collection wind", NULL,
-	  JSON, "200" },
-	{ "/collections/wind", "OGC API - EDR", "The wind collection",
-	  "Its extent (CRS84 and native bounding boxes, heights, the valid time), its "
-	  "queries and parameters.", JSON, "200" },
-	{ "/collections/wind/position", "OGC API - EDR", "Position query (CoverageJSON)",
-	  "The wind at a point: a Point with one z, else a VerticalProfile. A point the "
-	  "field does not cover is 400; a datetime without the field's valid time 404 "
-	  "no-data-at-time; more than max_response_cells values 413.",
-	  COVJSON, "200 304 404 413 503" },
-	{ "/collections/wind/area", "OGC API - EDR", "Area query (CoverageJSON)",
-	  "A Grid over the polygon's bounding box, null outside the polygon and in the "
-	  "terrain.", COVJSON, "200 304 404 413 503" },
-	{ "/collections/wind/cube", "OGC API - EDR", "Cube query (CoverageJSON)",
-	  "A Grid over the box, null in the terrain.", COVJSON, "200 304 404 413 503" },
-	{ "/v1/status", "native", "Daemon status",
-	  "Version, backend, grid, the current field (null before the first), the last "
-	  "solve's report, the queue, the snapshot writer, readiness and uptime.", JSON,
-	  "200" },
-	{ "/v1/field", "native", "The current field's metadata",
-	  "Version, valid time, publish time, age, the observation set, the grid and the "
-	  "solve report. ETag \"vN\"; If-None-Match gives 304.", JSON, "200 304 404 503" },
-	{ "/v1/field/point", "native", "The wind at a point",
-	  "Interpolated trilinearly; below the lowest resolved level by the column's power "
-	  "law. A point outside the domain, below the ground or above the top is 422.",
-	  JSON, "200 304 404 422 503" },
-	{ "/v1/field/profile", "native", "The wind in a column",
-	  "The column's levels in the air, low to high, at the level centres.", JSON,
-	  "200 304 404 422 503" },
-	{ "/v1/field/slice", "native", "The wind on a level",
-	  "Every stride-th column centre at z above its ground (or altitude z), rows south "
-	  "to north of values west to east; null below the ground or above the top.",
-	  JSON, "200 304 404 413 503" },
-	{ "/v1/observations", "native", "The current observation set and the history",
-	  "The current field's set and the recent sets, newest first, each with its "
-	  "status (pending, solved, superseded, failed).", JSON, "200" },
-	{ "/v1/snapshots", "native", "The NetCDF snapshots", "Newest first.", JSON,
-	  "200 503" },
-	{ "/v1/snapshots/*", "native", "One NetCDF snapshot",
-	  "Named wind-vVERSION-YYYYmmddTHHMMSSZ.nc; any other name is 404.",
-	  "application/x-netcdf", "200 404" },
-	{ "/v1/terrain", "native", "The ground under the field",
-	  "Ground altitude (m MSL, to the centimetre) at every stride-th column centre. "
-	  "ETag; If-None-Match gives 304.", JSON, "200 304 413" },
-	{ "/ui", "map page", "Redirect to the map page", NULL, "text/plain; charset=utf-8",
-	  "301" },
-	{ "/ui/", "map page", "The live wind map (HTML)", NULL, HTML, "200 304" },
-	{ "/ui/*", "map page", "The map page's files and settings",
-	  "app.js, style.css, icon.svg (ETag, Cache-Control: no-cache), and config.json, "
-	  "the page's settings from westd.conf.",
-	  "text/javascript; charset=utf-8|text/css; charset=utf-8|image/svg+xml|" JSON,
-	  "200 304 404" },
-	{ "/livez", "health", "Liveness", "200 while the process answers; never needs the "
-	  "token.", JSON, "200" },
-	{ "/readyz", "health", "Readiness",
-	  "200 when a field exists and its age (since its valid time) is at most "
-	  "max_field_age, else 503 saying why; never needs the token.", JSON, "200 503" },
-	{ "/metrics", "health", "Prometheus metrics", "Text format 0.0.4.",
-	  "text/plain; version=0.0.4; charset=utf-8", "200" },
-};
-
-struct param_doc {
-	const char *path;        /* NULL: any route taking name */
-	const char *name, *type; /* "number", "integer", "string" */
-	int required;
-	const char *enums;       /* '|'-separated, or NULL */
-	const char *description;
-};
-
-/* Route-specific entries first: the first match wins. */
-static const struct param_doc param_docs[] = {
-	{ "/", "f", "string", 0, "json|html",
-	  "json: the landing page; html: the map page. Without f, Accept decides." },
-	{ "/api", "f", "string", 0, "json|html",
-	  "json: the OpenAPI document; html: a page of it. Without f, Accept decides." },
-	{ "/collections/wind/position", "coords", "string", 1, NULL,
-	  "POINT(x y) in the collection's CRS (the grid's projected CRS, m); in a URL the "
-	  "space is %20." },
-	{ "/collections/wind/area", "coords", "string", 1, NULL,
-	  "POLYGON((x y, x y, ...)) in the collection's CRS (m), closed." },
-	{ "/collections/wind/position", "f", "string", 0, "CoverageJSON|covjson",
-	  "Output format: CoverageJSON (the only one)." },
-	{ "/collections/wind/area", "f", "string", 0, "CoverageJSON|covjson",
-	  "Output format: CoverageJSON (the only one)." },
-	{ "/collections/wind/cube", "f", "string", 0, "CoverageJSON|covjson",
-	  "Output format: CoverageJSON (the only one)." },
-	{ "/collections/wind/position", "z", "string", 0, NULL,
-	  "Heights: one value, a list 10,50,100, or a repeating interval R5/10/20 (5 "
-	  "levels from 10 every 20); m above the ground unless zref=msl. Without z, the "
-	  "column's levels." },
-	{ "/collections/wind/area", "z", "string", 0, NULL,
-	  "Heights: one value, a list 10,50,100, or a repeating interval R5/10/20; m above "
-	  "the ground unless zref=msl." },
-	{ "/collections/wind/cube", "z", "string", 0, NULL,
-	  "Heights: one value, a list 10,50,100, or a repeating interval R5/10/20; m above "
-	  "the ground unless zref=msl." },
-	{ "/v1/field/point", "z", "number", 1, NULL,
-	  "Height above the local ground (m, zref=agl) or altitude above mean sea level "
-	  "(m, zref=msl)." },
-	{ "/v1/field/slice", "z", "number", 1, NULL,
-	  "Height above each column's ground (m, zref=agl) or altitude (m, zref=msl)." },
-	{ NULL, "f", "string", 0, "json", "Output format: json (the only one)." },
-	{ NULL, "version", "integer", 0, NULL,
-	  "Pin one of the 8 newest field versions (default: the current field); 404 "
-	  "version-not-held once it is gone." },
-	{ NULL, "x", "number", 0, NULL,
-	  "Easting in the terrain's projected CRS (m), with y; or give lon and lat." },
-	{ NULL, "y", "number", 0, NULL, "Northing in the terrain's projected CRS (m), with x." },
-	{ NULL, "lon", "number", 0, NULL,
-	  "Longitude (degrees, WGS 84), with lat, instead of x and y; needs a terrain with "
-	  "a transverse Mercator CRS." },
-	{ NULL, "lat", "number", 0, NULL, "Latitude (degrees, WGS 84), with lon." },
-	{ NULL, "zref", "string", 0, "agl|msl",
-	  "What z measures: agl height above the ground (default), msl altitude above mean "
-	  "sea level." },
-	{ NULL, "stride", "integer", 0, NULL,
-	  "Every stride-th column (default 1: every column); more than max_response_cells "
-	  "values is 413." },
-	{ NULL, "parameter-name", "string", 0, NULL,
-	  "Comma-separated parameters among u, v, w, speed, direction (default u,v,w)." },
-	{ NULL, "datetime", "string", 0, NULL,
-	  "An instant (2026-11-22T12:00:00Z), an interval start/end (.. or nothing for an "
-	  "open end), or a comma list; one that does not include the field's valid time is "
-	  "404 no-data-at-time." },
-	{ NULL, "crs", "string", 0, NULL,
-	  "The CRS of coords or bbox: the collection's crs (its own CRS; nothing is "
-	  "reprojected); any other is 400." },
-	{ NULL, "bbox", "string", 1, NULL,
-	  "minx,miny,maxx,maxy in the collection's CRS (m)." },
-};
+/* ---------------------------------------------------------- statuses */
 
 /* The reason phrase and what an answer with status code means here. */
 static const struct {
@@ -217,42 +48,6 @@ static const struct {
 };
 
 /* ------------------------------------------------------------- building */
-
-void west_openapi_path(const char *route_path, char *buf, size_t size)
-{
-	size_t n = strlen(route_path);
-
-	if (n >= 2 && route_path[n - 1] == '*' && route_path[n - 2] == '/')
-		snprintf(buf, size, "%.*s{%s}", (int)(n - 1), route_path,
-			 !strncmp(route_path, "/ui/", 4) ? "file" : "name");
-	else
-		snprintf(buf, size, "%s", route_path);
-}
-
-static const struct route_doc *find_route(const char *path)
-{
-	for (size_t i = 0; i < sizeof route_docs / sizeof route_docs[0]; i++)
-		if (!strcmp(route_docs[i].path, path))
-			return &route_docs[i];
-	return NULL;
-}
-
-static const struct param_doc *find_param(const char *path, const char *name)
-{
-	for (size_t i = 0; i < sizeof param_docs / sizeof param_docs[0]; i++)
-		if ((!param_docs[i].path || !strcmp(param_docs[i].path, path)) &&
-		    !strcmp(param_docs[i].name, name))
-			return &param_docs[i];
-	return NULL;
-}
-
-static const struct post_doc *find_post(const char *path)
-{
-	for (size_t i = 0; i < sizeof post_docs / sizeof post_docs[0]; i++)
-		if (!strcmp(post_docs[i].path, path))
-			return &post_docs[i];
-	return NULL;
-}
 
 static const char *status_description(const char *code)
 {
@@ -312,15 +107,10 @@ static json_t *responses_json(const char *codes, const char *types, int open)
 	return rs;
 }
 
-static json_t *param_json(const char *path, const char *name)
+static json_t *param_json(const struct west_param *d)
 {
-	const struct param_doc *d = find_param(path, name);
-	json_t *schema, *o;
+	json_t *schema = json_pack("{s:s}", "type", d->type ? d->type : "string");
 
-	if (!d)
-		return json_pack("{s:s, s:s, s:{s:s}, s:b}", "name", name, "in", "query",
-				 "schema", "type", "string", "x-undocumented", 1);
-	schema = json_pack("{s:s}", "type", d->type);
 	if (d->enums)
 		json_object_set_new(schema, "enum", json_array());
 	for (const char *p = d->enums; p && *p;) {
@@ -328,54 +118,66 @@ static json_t *param_json(const char *path, const char *name)
 		json_array_append_new(json_object_get(schema, "enum"), json_stringn(p, n));
 		p += n + (p[n] == '|');
 	}
-	if (!strcmp(d->type, "integer"))
+	if (d->type && !strcmp(d->type, "integer"))
 		json_object_set_new(schema, "minimum", json_integer(1));
-	o = json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", name, "in", "query",
-		      "description", d->description, "required", d->required, "schema", schema);
-	return o;
+	if (!d->description)
+		return json_pack("{s:s, s:s, s:o, s:b}", "name", d->name, "in", "query",
+				 "schema", schema, "x-undocumented", 1);
+	return json_pack("{s:s, s:s, s:s, s:b, s:o}", "name", d->name, "in", "query",
+			 "description", d->description, "required", d->required,
+			 "schema", schema);
 }
 
-static json_t *operation_json(const struct west_route_def *rt, const struct route_doc *d,
-			      int post, const char *oapath)
+/* The operation's summary and description, or its path marked
+ * x-undocumented when it has none. */
+static void describe(json_t *op, const char *path, const char *tag, const char *summary,
+		     const char *description)
+{
+	if (!summary) {
+		json_object_set_new(op, "summary", json_string(path));
+		json_object_set_new(op, "x-undocumented", json_true());
+		return;
+	}
+	json_object_set_new(op, "tags", json_pack("[s]", tag ? tag : "native"));
+	json_object_set_new(op, "summary", json_string(summary));
+	if (description)
+		json_object_set_new(op, "description", json_string(description));
+}
+
+static json_t *operation_json(const struct west_route_def *rt, int post)
 {
 	json_t *op = json_object(), *params = json_array();
-	const struct post_doc *pd;
+	const struct west_post_doc *pd = rt->post_doc;
+	const char *brace = strrchr(rt->path, '{');
 	char id[160], *q;
 
-	snprintf(id, sizeof id, "%s%s", post ? "post" : "get", oapath);
+	snprintf(id, sizeof id, "%s%s", post ? "post" : "get", rt->path);
 	for (q = id; *q; q++)
 		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
 		      (*q >= '0' && *q <= '9')))
 			*q = '_';
 	json_object_set_new(op, "operationId", json_string(id));
-	if (post && (pd = find_post(rt->path))) {
-		json_object_set_new(op, "tags", json_pack("[s]", d ? d->tag : "native"));
-		json_object_set_new(op, "summary", json_string(pd->summary));
-		json_object_set_new(op, "description", json_string(pd->description));
-		json_object_set_new(op, "requestBody", json_pack("{s:b, s:o}", "required", 1,
-								 "content", content_json(pd->body)));
-		json_object_set_new(op, "responses", responses_json(pd->codes, JSON, rt->open));
-	} else if (!d || post) {
-		json_object_set_new(op, "summary", json_string(rt->path));
-		json_object_set_new(op, "x-undocumented", json_true());
-		json_object_set_new(op, "responses", responses_json("200", JSON, rt->open));
+	if (post) {
+		describe(op, rt->path, rt->tag, pd ? pd->summary : NULL,
+			 pd ? pd->description : NULL);
+		if (pd)
+			json_object_set_new(op, "requestBody", json_pack(
+				"{s:b, s:o}", "required", 1, "content", content_json(pd->body)));
+		json_object_set_new(op, "responses", responses_json(pd ? pd->codes : "200",
+								    JSON, rt->open));
 	} else {
-		json_object_set_new(op, "tags", json_pack("[s]", d->tag));
-		json_object_set_new(op, "summary", json_string(d->summary));
-		if (d->description)
-			json_object_set_new(op, "description", json_string(d->description));
-		json_object_set_new(op, "responses", responses_json(d->codes, d->types,
+		describe(op, rt->path, rt->tag, rt->summary, rt->description);
+		json_object_set_new(op, "responses", responses_json(rt->codes,
+								    rt->types ? rt->types : JSON,
 								    rt->open));
 	}
-	if (strchr(oapath, '{')) {
-		const char *b = strchr(oapath, '{');
+	if (brace)
 		json_array_append_new(params, json_pack("{s:s#, s:s, s:b, s:{s:s}}", "name",
-			b + 1, (int)(strlen(b) - 2), "in", "path", "required", 1, "schema",
-			"type", "string"));
-	}
+			brace + 1, (int)(strlen(brace) - 2), "in", "path", "required", 1,
+			"schema", "type", "string"));
 	if (!post)
-		for (const char *const *p = rt->params; p && *p; p++)
-			json_array_append_new(params, param_json(rt->path, *p));
+		for (const struct west_param *const *p = rt->params; p && *p; p++)
+			json_array_append_new(params, param_json(*p));
 	if (json_array_size(params))
 		json_object_set_new(op, "parameters", params);
 	else
@@ -412,21 +214,26 @@ json_t *west_openapi(const struct west_route_def *routes, size_t n, const char *
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct route_doc *d = find_route(routes[i].path);
-		char oapath[160];
 		json_t *item = json_object();
 
-		west_openapi_path(routes[i].path, oapath, sizeof oapath);
 		if (routes[i].get)
-			json_object_set_new(item, "get",
-					    operation_json(&routes[i], d, 0, oapath));
+			json_object_set_new(item, "get", operation_json(&routes[i], 0));
 		if (routes[i].post)
-			json_object_set_new(item, "post",
-					    operation_json(&routes[i], d, 1, oapath));
-		json_object_set_new(paths, oapath, item);
+			json_object_set_new(item, "post", operation_json(&routes[i], 1));
+		json_object_set_new(paths, routes[i].path, item);
 	}
 	json_object_set_new(doc, "paths", paths);
 	return doc;
+}
+
+/* Append "what" to the comma-separated list in buf. */
+static void note_missing(char *buf, size_t size, size_t *used, const char *path,
+			 const char *param)
+{
+	if (*used < size)
+		*used += (size_t)snprintf(buf + *used, size - *used, "%s%s%s%s",
+					  *used ? ", " : "", path, param ? "?" : "",
+					  param ? param : "");
 }
 
 size_t west_openapi_missing(const struct west_route_def *routes, size_t n, char *buf,
@@ -437,22 +244,15 @@ size_t west_openapi_missing(const struct west_route_def *routes, size_t n, char 
 	if (size)
 		buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		const struct route_doc *d = find_route(routes[i].path);
-		int bad = !d || (routes[i].post && !find_post(routes[i].path));
-
-		if (bad) {
+		if ((routes[i].get && !routes[i].summary) ||
+		    (routes[i].post && !(routes[i].post_doc && routes[i].post_doc->summary))) {
 			missing++;
-			if (used < size)
-				used += (size_t)snprintf(buf + used, size - used, "%s%s",
-							 used ? ", " : "", routes[i].path);
+			note_missing(buf, size, &used, routes[i].path, NULL);
 		}
-		for (const char *const *p = routes[i].params; p && *p; p++)
-			if (!find_param(routes[i].path, *p)) {
+		for (const struct west_param *const *p = routes[i].params; p && *p; p++)
+			if (!(*p)->description) {
 				missing++;
-				if (used < size)
-					used += (size_t)snprintf(buf + used, size - used,
-								 "%s%s?%s", used ? ", " : "",
-								 routes[i].path, *p);
+				note_missing(buf, size, &used, routes[i].path, (*p)->name);
 			}
 	}
 	return missing;

@@ -1,8 +1,8 @@
 /*
  * openapi.h: the OpenAPI 3.0 document of westd's API (GET /api), made from
- * the route table (api.c's routes[]) and the descriptions next to it in
- * openapi.c: every route, its methods and its query parameters come from
- * the table, so a new route is in the document the moment it is routed;
+ * the route table (routes.c) and the descriptions in it: every route, its
+ * methods, its query parameters and their descriptions come from the
+ * table, so a new route is in the document the moment it is routed;
  * a route or parameter without a description is marked x-undocumented
  * and west_openapi_missing (tests/test_westd.c) finds it.
  */
@@ -14,11 +14,6 @@
 #include "http.h"
 
 #define WEST_OPENAPI_TYPE "application/vnd.oai.openapi+json;version=3.0"
-
-/* The OpenAPI path of a route path: a prefix route ending in "/" "*" ends
- * in "/{file}" under /ui/, "/{name}" elsewhere (/v1/snapshots/{name});
- * others as they are. */
-void west_openapi_path(const char *route_path, char *buf, size_t size);
 
 /* The document (new reference), servers[0] base ("http://HOST"). */
 json_t *west_openapi(const struct west_route_def *routes, size_t n, const char *base);

@@ -41,7 +41,7 @@
 
 /* ============================================================== names */
 
-void west_snapshot_name(unsigned long long version, long long valid_time,
+void west_snapwriter_name(unsigned long long version, long long valid_time,
 			char *buf, size_t size)
 {
 	time_t t = (time_t)valid_time;
@@ -83,7 +83,7 @@ static unsigned long long parse_version(const char *s, size_t *len)
 	return s[0] == '0' ? 0 : v;
 }
 
-int west_snapshot_name_valid(const char *name, unsigned long long *version)
+int west_snapwriter_name_valid(const char *name, unsigned long long *version)
 {
 	size_t pre = sizeof NAME_PREFIX - 1, len = 0;
 	unsigned long long v;
@@ -104,15 +104,15 @@ int west_snapshot_name_valid(const char *name, unsigned long long *version)
 /* ============================================================ listing */
 
 struct entry_list {
-	struct west_snapshot_entry *v;
+	struct west_snapwriter_entry *v;
 	size_t n, cap;
 };
 
-static int push_entry(struct entry_list *l, const struct west_snapshot_entry *e)
+static int push_entry(struct entry_list *l, const struct west_snapwriter_entry *e)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct west_snapshot_entry *v = realloc(l->v, cap * sizeof *v);
+		struct west_snapwriter_entry *v = realloc(l->v, cap * sizeof *v);
 		if (!v)
 			return -1;
 		l->v = v;
@@ -124,7 +124,7 @@ static int push_entry(struct entry_list *l, const struct west_snapshot_entry *e)
 
 static int newest_first(const void *a, const void *b)
 {
-	const struct west_snapshot_entry *p = a, *q = b;
+	const struct west_snapwriter_entry *p = a, *q = b;
 
 	if (p->version != q->version)
 		return p->version < q->version ? 1 : -1;
@@ -135,11 +135,11 @@ static int newest_first(const void *a, const void *b)
  * -1 when out of memory. */
 static int consider(DIR *d, const char *d_name, struct entry_list *l)
 {
-	struct west_snapshot_entry e;
+	struct west_snapwriter_entry e;
 	struct stat sb;
 	size_t len = strlen(d_name);
 
-	if (len >= sizeof e.name || !west_snapshot_name_valid(d_name, &e.version) ||
+	if (len >= sizeof e.name || !west_snapwriter_name_valid(d_name, &e.version) ||
 	    fstatat(dirfd(d), d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 ||
 	    !S_ISREG(sb.st_mode))
 		return 0;   /* not ours, or removed meanwhile */
@@ -149,7 +149,7 @@ static int consider(DIR *d, const char *d_name, struct entry_list *l)
 	return push_entry(l, &e);
 }
 
-enum west_status west_snapshot_list(const char *dir, struct west_snapshot_entry **out,
+enum west_status west_snapwriter_list(const char *dir, struct west_snapwriter_entry **out,
 				    size_t *n, char *err, size_t errlen)
 {
 	struct entry_list l = { 0 };
@@ -224,11 +224,11 @@ static void sweep(const struct west_snapwriter *sw)
  * not `written`; failures are logged only. */
 static void prune(const struct west_snapwriter *sw, size_t keep, const char *written)
 {
-	struct west_snapshot_entry *l;
+	struct west_snapwriter_entry *l;
 	char msg[WEST_ERRLEN];
 	size_t n;
 
-	if (west_snapshot_list(sw->dir, &l, &n, msg, sizeof msg) != WEST_OK) {
+	if (west_snapwriter_list(sw->dir, &l, &n, msg, sizeof msg) != WEST_OK) {
 		west_log(WEST_LOG_WARNING, "%s; old snapshots not removed", msg);
 		return;
 	}
@@ -291,7 +291,7 @@ static void write_one(struct west_snapwriter *sw, const struct west_published *p
 	double t0 = mono_now(), seconds;
 	enum west_status st;
 
-	west_snapshot_name(p->version, p->field.valid_time, name, sizeof name);
+	west_snapwriter_name(p->version, p->field.valid_time, name, sizeof name);
 	snprintf(path, sizeof path, "%s/%s", sw->dir, name);
 	st = west_snapshot_write(path, p->grid, &p->field, &p->obs, err, sizeof err);
 	seconds = mono_now() - t0;

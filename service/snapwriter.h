@@ -31,7 +31,7 @@
  * failed removal is logged (warning) and tried again after the next write.
  * Between a write and its pruning the directory briefly holds keep + 1
  * snapshots.  Versions restart at 1 when westd restarts unless the daemon
- * seeds its store past the newest version on disk (west_snapshot_list);
+ * seeds its store past the newest version on disk (west_snapwriter_list);
  * without that, older-run files with higher versions sort as "newest" and
  * the new files are the ones pruned (the one just written always stays).
  *
@@ -125,7 +125,7 @@ void west_snapwriter_stop(struct west_snapwriter *sw);
 /* "wind-v%llu-YYYYmmddTHHMMSSZ.nc" (valid_time: s since 1970, UTC; a time
  * outside years 0000..9999 is written as 19700101T000000Z).  Truncated
  * (always NUL-terminated) when size < WEST_SNAPSHOT_NAME_MAX. */
-void west_snapshot_name(unsigned long long version, long long valid_time,
+void west_snapwriter_name(unsigned long long version, long long valid_time,
 			char *buf, size_t size);
 
 /*
@@ -135,9 +135,9 @@ void west_snapshot_name(unsigned long long version, long long valid_time,
  * The caller must have checked that the name it got (a URL path segment,
  * decoded) has no NUL before its end.
  */
-int west_snapshot_name_valid(const char *name, unsigned long long *version);
+int west_snapwriter_name_valid(const char *name, unsigned long long *version);
 
-struct west_snapshot_entry {
+struct west_snapwriter_entry {
 	char name[WEST_SNAPSHOT_NAME_MAX];
 	unsigned long long version;
 	long long size;               /* bytes */
@@ -150,7 +150,7 @@ struct west_snapshot_entry {
  * *n == 0).  A file removed while listing is left out.  WEST_ERR_IO naming
  * dir when it cannot be read (missing, not a directory, no permission).
  */
-enum west_status west_snapshot_list(const char *dir, struct west_snapshot_entry **out,
+enum west_status west_snapwriter_list(const char *dir, struct west_snapwriter_entry **out,
 				    size_t *n, char *err, size_t errlen);
 
 #endif

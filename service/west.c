@@ -260,26 +260,14 @@ int west_cli_setup_backend(const struct west_config *c, const struct west_grid *
 	return st ? EXIT_RUNTIME : EXIT_OK;
 }
 
-/* A short CRS name: the WKT's first quoted name, else the CF grid mapping. */
-void west_cli_crs_name(const struct west_crs *crs, const char *mapping,
-		       char *buf, size_t len)
-{
-	const char *wkt = crs ? crs->wkt : NULL;
-	const char *q = wkt ? strchr(wkt, '"') : NULL;
-	const char *e = q ? strchr(q + 1, '"') : NULL;
-	if (e)
-		snprintf(buf, len, "%.*s", (int)(e - q - 1), q + 1);
-	else
-		snprintf(buf, len, "%s", mapping && mapping[0] ? mapping : "none given");
-}
-
 static void print_table(const char *terrain, const struct west_grid *g,
 			const struct setup *s)
 {
 	char crs[128];
 	size_t cells = west_grid_ncells(g);
 
-	west_cli_crs_name(&g->crs, g->crs.grid_mapping_name, crs, sizeof crs);
+	if (!west_crs_name(&g->crs, crs, sizeof crs))
+		snprintf(crs, sizeof crs, "none given");
 	printf("terrain  %s: altitude %.1f .. %.1f m\n", terrain, g->terrain_min,
 	       g->terrain_max);
 	printf("crs      %s\n", crs);

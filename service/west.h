@@ -34,8 +34,6 @@ struct setup {
 
 int west_cli_setup_backend(const struct west_config *c, const struct west_grid *g,
 			   struct setup *s);
-void west_cli_crs_name(const struct west_crs *crs, const char *mapping,
-		       char *buf, size_t len);
 
 int west_cli_run(const struct opts *o, const struct west_config *c);
 int west_cli_info(const struct opts *o);

@@ -32,6 +32,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "grid.h"
 #include "status.h"
 
@@ -129,6 +131,23 @@ enum west_status west_obs_parse_list(const char *text, size_t len, const char *d
 				     const struct west_obs_opts *o,
 				     struct west_obs_set *set, char *err, size_t errlen);
 
+/*
+ * The writer (obs_json.c): the set in the JSON schema that west_obs_parse_json accepts: per station
+ * id, x, y (grid CRS, m, whatever the input gave), height, speed,
+ * direction, time (west_obs_time_format), then either "stability" (the
+ * class letter) when inv_L is NaN, or "inv_L" (the parser recomputes the
+ * class from it, by Golder's rule with z0 or its default), and "z0" when
+ * not NaN.  Numbers are reals; dumped with 17 significant digits (jansson's
+ * default, or JSON_REAL_PRECISION(17)) they read back bit for bit, -0.0
+ * included.  So parse(to_json(set)) gives back every field of every
+ * station, valid_time too, and `outside` when parsed against the same
+ * west_obs_opts (the parser recomputes it from x, y and the grid).  New
+ * reference; NULL when out of memory or when a value has no JSON form
+ * (an id that is not UTF-8, a non-finite number: never so in a set the
+ * readers accepted).
+ */
+json_t *west_obs_to_json(const struct west_obs_set *set);
+
 /* Read a file: CSV when its name ends in .csv (any case), else JSON; a
  * .csv that is a station file list is read with its files (at most 64 MiB
  * in all), relative paths against the list's directory. */
@@ -149,8 +168,7 @@ void west_obs_times_describe(const struct west_obs_times *t, char *buf, size_t s
 
 /* The same as a JSON object: pick, records, oldest, newest, undated; and
  * time, window, left_out (PICK_NEAREST); received (when undated > 0). */
-struct json_t;
-struct json_t *west_obs_times_json(const struct west_obs_times *t);
+json_t *west_obs_times_json(const struct west_obs_times *t);
 
 /* "A".."F", or "?" out of range. */
 const char *west_stability_name(int stability);

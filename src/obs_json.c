@@ -1,6 +1,6 @@
 /*
- * obs_json.c: the JSON observation reader (obs.h; the schema is in
- * docs/api.md, "Observations").
+ * obs_json.c: the JSON observation reader, and its writer west_obs_to_json
+ * (obs.h; the schema is in docs/api.md, "Observations").
  *
  *   {"observations": [ {"id": "T1", "x": 504850, "y": 4652050,
  *                       "height": 10, "speed": 4.5, "direction": 250,
@@ -371,6 +371,63 @@ enum west_status west_obs_parse_json(const char *text, size_t len,
 	return s;
 }
 
+/* ------------------------------------------------------------ writer */
+
+static int put_real(json_t *obj, const char *key, double v)
+{
+	return json_object_set_new(obj, key, json_real(v)); /* NULL (NaN): -1 */
+}
+
+static int put_string(json_t *obj, const char *key, const char *v)
+{
+	return json_object_set_new(obj, key, json_string(v));
+}
+
+/* One station in the reader's schema; NULL when a value has no JSON form. */
+static json_t *station_json(const struct west_obs *ob)
+{
+	json_t *j = json_object();
+	char t[32];
+	int bad;
+
+	if (!j)
+		return NULL;
+	west_obs_time_format(ob->time, t, sizeof t);
+	bad = put_string(j, "id", ob->id) || put_real(j, "x", ob->x) ||
+	      put_real(j, "y", ob->y) || put_real(j, "height", ob->height) ||
+	      put_real(j, "speed", ob->speed) ||
+	      put_real(j, "direction", ob->direction) || put_string(j, "time", t);
+	if (!bad && isnan(ob->inv_L))
+		bad = put_string(j, "stability", west_stability_name(ob->stability));
+	else if (!bad)
+		bad = put_real(j, "inv_L", ob->inv_L);
+	if (!bad && !isnan(ob->z0))
+		bad = put_real(j, "z0", ob->z0);
+	if (bad) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+json_t *west_obs_to_json(const struct west_obs_set *set)
+{
+	json_t *arr = json_array(), *root = json_object();
+
+	if (!arr || !root || json_object_set(root, "observations", arr) != 0)
+		goto fail;
+	for (size_t i = 0; i < set->n; i++)
+		if (json_array_append_new(arr, station_json(&set->obs[i])) != 0)
+			goto fail;
+	json_decref(arr);
+	return root;
+fail:
+	json_decref(arr);
+	json_decref(root);
+	return NULL;
+}
+
+/* The times a set kept (obs.h). */
 json_t *west_obs_times_json(const struct west_obs_times *t)
 {
 	char a[32], b[32];

@@ -103,6 +103,20 @@ void west_dem_range(const struct west_dem *dem, float *zmin, float *zmax);
 
 void west_dem_free(struct west_dem *dem);
 void west_crs_free(struct west_crs *crs);
+
+/* The EPSG code of crs (terrain_wkt.c): the top-level AUTHORITY["EPSG",..]
+ * (WKT1) or ID["EPSG",..] (WKT2) of its WKT; else, for a WKT whose datum
+ * is WGS 84 and a transverse Mercator with UTM's parameters (k0 0.9996,
+ * lat0 0, false easting 500 km, false northing 0 or 10000 km, lon0 a
+ * zone's central meridian), WGS 84 / UTM's code, 326zz or 327zz (an ESRI
+ * .prj names no authority); else 0. */
+unsigned long west_crs_epsg(const struct west_crs *crs);
+
+/* A short name for crs into buf (terrain_wkt.c): the WKT's first quoted
+ * name ("WGS_1984_UTM_Zone_33N"), else the CF grid_mapping_name, else "";
+ * bytes that are not printable ASCII become '?'.  1 when a name was
+ * found. */
+int west_crs_name(const struct west_crs *crs, char *buf, size_t size);
 enum west_status west_crs_copy(struct west_crs *dst, const struct west_crs *src,
 			       char *err, size_t errlen);
 

@@ -24,6 +24,10 @@
  *
  * Keywords match in any case; a quoted string ("" inside is a quote) never
  * counts as structure.  Nothing is allocated.
+ *
+ * west_crs_epsg (terrain.h) reads the same text for the EPSG code that
+ * names a CRS: its top-level authority, or UTM on WGS 84 recognised from
+ * the projection parameters (an ESRI .prj names no authority).
  */
 #include "terrain.h"
 #include "terrain_internal.h"
@@ -241,4 +245,102 @@ enum west_status west_dem_check_crs(const char *text, const char *where,
 	if (node_at(text, end, &n))
 		return check_node(&n, 0, where, err, errlen);
 	return check_arcinfo(text, where, err, errlen);
+}
+
+/* ------------------------------------------------------------ EPSG code */
+
+/* The code of n's own AUTHORITY["EPSG","n"] (WKT1) or ID["EPSG",n] (WKT2)
+ * child; 0 when it has none. */
+static unsigned long own_epsg(const struct wkt_node *n)
+{
+	static const char *const auth[] = { "AUTHORITY", "ID", NULL };
+	struct wkt_node a;
+	const char *p;
+	char *stop;
+	unsigned long code;
+
+	if (!child(n, auth, &a))
+		return 0;
+	p = skip_ws(a.body, a.end);
+	if (a.end - p < 7 || strncasecmp(p, "\"EPSG\"", 6) != 0)
+		return 0;
+	p = skip_ws(p + 6, a.end);
+	if (p >= a.end || *p != ',')
+		return 0;
+	p = skip_ws(p + 1, a.end);
+	p += p < a.end && *p == '"';
+	code = strtoul(p, &stop, 10);
+	return stop > p && stop <= a.end && code > 0 && code < 1000000000UL ? code : 0;
+}
+
+/* 1 when the WKT's datum (the DATUM of its geographic CRS) is WGS 84,
+ * however spelt ("WGS_1984", "D_WGS_1984", "World Geodetic System 1984"). */
+static int datum_is_wgs84(const struct wkt_node *top)
+{
+	static const char *const geog[] = { "GEOGCS", "GEOGCRS", "BASEGEOGCRS",
+					    "BASEGEODCRS", NULL };
+	static const char *const datum[] = { "DATUM", "TRF", "GEODETICDATUM", NULL };
+	struct wkt_node g, d;
+	char name[96], *q = name;
+
+	if (!child(top, geog, &g) || !child(&g, datum, &d))
+		return 0;
+	const char *p = skip_ws(d.body, d.end), *e;
+	if (p >= d.end || *p != '"' || !(e = memchr(p + 1, '"', (size_t)(d.end - p - 1))))
+		return 0;
+	for (p++; p < e && q < name + sizeof name - 1; p++)
+		if (isalnum((unsigned char)*p))
+			*q++ = (char)tolower((unsigned char)*p);
+	*q = '\0';
+	return strstr(name, "wgs1984") || strstr(name, "wgs84") ||
+	       strstr(name, "worldgeodeticsystem1984");
+}
+
+/* The WGS 84 / UTM code (32601-32660 north, 32701-32760 south) of a
+ * transverse Mercator with UTM's parameters; 0 for any other. */
+static unsigned long utm_epsg(const struct west_crs *c)
+{
+	double zone = (c->lon0 + 183.0) / 6.0;
+	long z = lround(zone);
+
+	if (!c->has_tm || fabs(c->k0 - 0.9996) > 1e-12 || fabs(c->lat0) > 1e-12 ||
+	    fabs(c->false_easting - 500000.0) > 1e-6 || z < 1 || z > 60 ||
+	    fabs(zone - (double)z) > 1e-9)
+		return 0;
+	if (fabs(c->false_northing) <= 1e-6)
+		return 32600UL + (unsigned long)z;
+	if (fabs(c->false_northing - 10000000.0) <= 1e-6)
+		return 32700UL + (unsigned long)z;
+	return 0;
+}
+
+unsigned long west_crs_epsg(const struct west_crs *c)
+{
+	struct wkt_node top;
+	unsigned long code;
+
+	if (!c->wkt || !node_at(c->wkt, c->wkt + strlen(c->wkt), &top))
+		return 0;
+	if ((code = own_epsg(&top)))
+		return code;
+	return datum_is_wgs84(&top) ? utm_epsg(c) : 0;
+}
+
+/* ------------------------------------------------------------ CRS name */
+
+int west_crs_name(const struct west_crs *c, char *buf, size_t size)
+{
+	const char *q = c && c->wkt ? strchr(c->wkt, '"') : NULL;
+	size_t n = q ? strcspn(q + 1, "\"") : 0;
+
+	if (n > 0 && q[1 + n] == '"')
+		snprintf(buf, size, "%.*s", (int)n, q + 1);
+	else if (c && c->grid_mapping_name[0])
+		snprintf(buf, size, "%s", c->grid_mapping_name);
+	else
+		buf[0] = '\0';
+	for (char *p = buf; *p; p++)
+		if (!isprint((unsigned char)*p))
+			*p = '?';
+	return buf[0] != '\0';
 }

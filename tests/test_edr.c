@@ -514,26 +514,78 @@ Test(parse, datetime_refused)
 
 /* ============================================================ crs */
 
-Test(parse, crs_only_the_grids)
+#define CRS84 "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+#define EPSG32633 "http://www.opengis.net/def/crs/EPSG/0/32633"
+
+static enum west_edr_crs crs_of(const char *s)
 {
+	enum west_edr_crs c = 0;
+
+	cr_assert_eq(west_edr_parse_crs(&g.crs, s, &c, err, sizeof err), WEST_OK,
+		     "crs %s: %s", s ? s : "(none)", err);
+	return c;
+}
+
+/* CRS84 by default and when named; the grid's own CRS by its identifier
+ * (an ESRI .prj of UTM 33N on WGS 84 is EPSG 32633) or EPSG:n; nothing
+ * else. */
+Test(parse, crs_crs84_or_the_grids)
+{
+	enum west_edr_crs c;
+
 	set_utm(UTM33_WKT);
-	cr_assert_eq(west_edr_check_crs(&g.crs, NULL, err, sizeof err), WEST_OK);
-	cr_assert_eq(west_edr_check_crs(&g.crs, "WGS_1984_UTM_Zone_33N", err, sizeof err),
-		     WEST_OK, "%s", err);
-	cr_assert_eq(west_edr_check_crs(&g.crs, "CRS84", err, sizeof err), WEST_ERR_INVALID);
-	assert_err_has("crs 'CRS84' is not supported", "crs=WGS_1984_UTM_Zone_33N", NULL);
-	cr_assert_eq(west_edr_check_crs(&g.crs, "http://www.opengis.net/def/crs/OGC/1.3/CRS84",
-					err, sizeof err), WEST_ERR_INVALID);
-	cr_assert_eq(west_edr_check_crs(&g.crs, "EPSG:32633", err, sizeof err),
-		     WEST_ERR_INVALID, "no EPSG code is known for this WKT");
-	/* an EPSG CRS: its URI, or EPSG:n */
-	set_utm("PROJCS[\"WGS 84 / UTM zone 33N\",AUTHORITY[\"EPSG\",\"32633\"]]");
-	cr_assert_eq(west_edr_check_crs(&g.crs, "http://www.opengis.net/def/crs/EPSG/0/32633",
-					err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(west_edr_check_crs(&g.crs, "EPSG:32633", err, sizeof err), WEST_OK);
-	cr_assert_eq(west_edr_check_crs(&g.crs, "EPSG:4326", err, sizeof err), WEST_ERR_INVALID);
-	assert_err_has("EPSG:4326", "http://www.opengis.net/def/crs/EPSG/0/32633",
-		       "crs=EPSG:32633", NULL);
+	cr_assert_eq(crs_of(NULL), WEST_EDR_CRS84);
+	cr_assert_eq(crs_of("CRS84"), WEST_EDR_CRS84);
+	cr_assert_eq(crs_of("OGC:CRS84"), WEST_EDR_CRS84);
+	cr_assert_eq(crs_of(CRS84), WEST_EDR_CRS84);
+	cr_assert_eq(crs_of(EPSG32633), WEST_EDR_NATIVE);
+	cr_assert_eq(crs_of("EPSG:32633"), WEST_EDR_NATIVE);
+	cr_assert_eq(crs_of("epsg:32633"), WEST_EDR_NATIVE);
+	cr_assert_eq(west_edr_parse_crs(&g.crs, "EPSG:4326", &c, err, sizeof err),
+		     WEST_ERR_INVALID);
+	assert_err_has("crs 'EPSG:4326' is not supported", "crs=CRS84",
+		       "crs=" EPSG32633, "crs=EPSG:32633", NULL);
+	cr_assert_eq(west_edr_parse_crs(&g.crs, "WGS_1984_UTM_Zone_33N", &c, err, sizeof err),
+		     WEST_ERR_INVALID, "the EPSG URI is the identifier now");
+	/* no WKT: the grid mapping's name, no EPSG code */
+	set_utm(NULL);
+	cr_assert_eq(crs_of("transverse_mercator"), WEST_EDR_NATIVE);
+	cr_assert_eq(west_edr_parse_crs(&g.crs, "EPSG:32633", &c, err, sizeof err),
+		     WEST_ERR_INVALID);
+	/* no transverse Mercator: the grid's CRS only, and by default */
+	g.crs.has_tm = 0;
+	cr_assert_eq(crs_of(NULL), WEST_EDR_NATIVE);
+	cr_assert_eq(west_edr_parse_crs(&g.crs, "CRS84", &c, err, sizeof err),
+		     WEST_ERR_INVALID);
+	assert_err_has("crs 'CRS84' is not supported here", "crs=transverse_mercator", NULL);
+}
+
+/* A CRS84 box on the grid: the ring's vertices lie on the box's edges in
+ * degrees, WEST_EDR_DENSIFY pieces per edge, closed. */
+Test(parse, crs84_box_to_grid)
+{
+	const double bb[4] = { 15.001, 42.001, 15.02, 42.015 };
+	struct west_polygon p;
+	double lon, lat;
+
+	set_utm(UTM33_WKT);
+	cr_assert_eq(west_edr_bbox_to_grid(&g, bb, &p, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(p.n, 4 * WEST_EDR_DENSIFY + 1);
+	cr_assert_eq(p.x[0], p.x[p.n - 1]);
+	cr_assert_eq(p.y[0], p.y[p.n - 1]);
+	for (size_t i = 0; i < p.n; i++) {
+		cr_assert_eq(west_tm_inverse(&g.crs, p.x[i], p.y[i], &lon, &lat, err, sizeof err),
+			     WEST_OK);
+		int on_lon = fabs(lon - bb[0]) < 1e-9 || fabs(lon - bb[2]) < 1e-9;
+		int on_lat = fabs(lat - bb[1]) < 1e-9 || fabs(lat - bb[3]) < 1e-9;
+		cr_assert(on_lon || on_lat, "vertex %zu (%.9f, %.9f) is off the box", i, lon, lat);
+	}
+	cr_assert(p.x[WEST_EDR_DENSIFY] > p.x[0], "the second corner is east of the first");
+	west_polygon_free(&p);
+	/* a vertex the projection refuses is named */
+	const double far[4] = { 100.0, 42.0, 101.0, 43.0 };
+	cr_assert_eq(west_edr_bbox_to_grid(&g, far, &p, err, sizeof err), WEST_ERR_INVALID);
+	assert_err_has("bbox (CRS84): vertex 1 (lon 100, lat 42)", NULL);
 	free(g.crs.wkt);
 	g.crs.wkt = NULL;
 }
@@ -593,10 +645,12 @@ Test(parse, conformance)
 {
 	static const char *const want[] = {
 		"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/core",
-		"http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/core",
-		"http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/collections",
-		"http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/covjson",
-		"http://www.opengis.net/spec/ogcapi-edr-1/1.0/conf/queries",
+		"http://www.opengis.net/spec/ogcapi-common-1/1.0/conf/oas30",
+		"http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/core",
+		"http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/collections",
+		"http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/covjson",
+		"http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/queries",
+		"http://www.opengis.net/spec/ogcapi-edr-1/1.1/conf/oas30",
 	};
 	json_t *d = west_edr_conformance();
 
@@ -622,7 +676,10 @@ static void assert_data_query(const char *type)
 	cr_assert_str_eq(str_at(l, "variables/query_type"), type);
 	cr_assert_str_eq(str_at(l, "variables/output_formats/0"), "CoverageJSON");
 	cr_assert_str_eq(str_at(l, "variables/default_output_format"), "CoverageJSON");
-	cr_assert_str_eq(str_at(l, "variables/crs_details/0/wkt"), UTM33_WKT);
+	cr_assert_str_eq(str_at(l, "variables/crs_details/0/crs"), CRS84);
+	cr_assert(strstr(str_at(l, "variables/crs_details/0/wkt"), "CRS84"));
+	cr_assert_str_eq(str_at(l, "variables/crs_details/1/crs"), EPSG32633);
+	cr_assert_str_eq(str_at(l, "variables/crs_details/1/wkt"), UTM33_WKT);
 	/* the collection's links list the query too */
 	size_t i;
 	json_t *k;
@@ -670,7 +727,9 @@ Test(edr, collection_utm)
 	assert_data_query("area");
 	assert_data_query("cube");
 	cr_assert_str_eq(str_at(doc, "data_queries/cube/link/variables/height_units/0"), "m");
-	cr_assert_str_eq(str_at(doc, "crs/0"), "WGS_1984_UTM_Zone_33N");
+	cr_assert_str_eq(str_at(doc, "crs/0"), CRS84);
+	cr_assert_str_eq(str_at(doc, "crs/1"), EPSG32633);
+	cr_assert_eq(len_at(doc, "crs"), 2);
 	cr_assert_str_eq(str_at(doc, "output_formats/0"), "CoverageJSON");
 	assert_parameters(at(doc, "parameter_names"));
 
@@ -726,7 +785,10 @@ Test(edr, collection_without_field_or_crs)
 	cr_assert_eq(num_at(doc, "extent/spatial/bbox/0/2"), g.x0 + g.nx * g.dx);
 	cr_assert(strstr(str_at(doc, "extent/spatial/crs"), "no WKT"));
 	cr_assert_str_eq(str_at(doc, "crs/0"), "native");
-	cr_assert_null(at(doc, "data_queries/position/link/variables/crs_details"));
+	cr_assert_str_eq(str_at(doc, "data_queries/position/link/variables/crs_details/0/crs"),
+			 "native");
+	cr_assert_eq(len_at(doc, "data_queries/position/link/variables/crs_details"), 1);
+	cr_assert_eq(len_at(doc, "crs"), 1, "no CRS84 without a transverse Mercator");
 	assert_parameters(at(doc, "parameter_names"));
 }
 
@@ -735,16 +797,24 @@ Test(edr, collection_crs_ids)
 	set_utm("PROJCS[\"WGS 84 / UTM zone 33N\",UNIT[\"metre\",1,AUTHORITY[\"EPSG\",\"9001\"]],"
 		"AUTHORITY[\"EPSG\",\"32633\"]]");
 	doc = west_edr_collection(BASE, &g, &f);
-	cr_assert_str_eq(str_at(doc, "crs/0"), "http://www.opengis.net/def/crs/EPSG/0/32633");
+	cr_assert_str_eq(str_at(doc, "crs/1"), "http://www.opengis.net/def/crs/EPSG/0/32633");
 	json_decref(doc);
 	/* an EPSG authority that is not the top level's names nothing */
 	set_utm("PROJCS[\"My grid\",UNIT[\"metre\",1,AUTHORITY[\"EPSG\",\"9001\"]],AXIS[\"E\",EAST]]");
 	doc = west_edr_collection(BASE, &g, &f);
-	cr_assert_str_eq(str_at(doc, "crs/0"), "My grid");
+	cr_assert_str_eq(str_at(doc, "crs/1"), "My grid");
 	json_decref(doc);
 	set_utm("PROJCRS[\"WGS 84 / UTM zone 33N\",USAGE[ID[\"EPSG\",1]],ID[\"EPSG\",32633]] ");
 	doc = west_edr_collection(BASE, &g, &f);
-	cr_assert_str_eq(str_at(doc, "crs/0"), "http://www.opengis.net/def/crs/EPSG/0/32633");
+	cr_assert_str_eq(str_at(doc, "crs/1"), "http://www.opengis.net/def/crs/EPSG/0/32633");
+	json_decref(doc);
+	/* UTM recognised from an ESRI .prj only on WGS 84: NAD83 / UTM 33N has
+	 * another code (and no ESRI name for it is recognised) */
+	set_utm("PROJCS[\"NAD_1983_UTM_Zone_33N\",GEOGCS[\"GCS_North_American_1983\","
+		"DATUM[\"D_North_American_1983\",SPHEROID[\"GRS_1980\",6378137.0,298.257222101]]],"
+		"PROJECTION[\"Transverse_Mercator\"],UNIT[\"Meter\",1.0]]");
+	doc = west_edr_collection(BASE, &g, &f);
+	cr_assert_str_eq(str_at(doc, "crs/1"), "NAD_1983_UTM_Zone_33N");
 }
 
 Test(edr, collection_not_utf8)
@@ -878,6 +948,61 @@ Test(edr, position_point)
 	cr_assert_str_eq(str_at(doc, "parameterGroups/0/members/1"), "v");
 	cr_assert_eq(len_at(doc, "parameterGroups/0/members"), 2);
 	cr_assert(strlen(str_at(doc, "parameterGroups/0/observedProperty/label/en")) > 0);
+}
+
+/* A position in CRS84: the same values as at its grid point, answered
+ * at its longitude and latitude in a GeographicCRS; outside the domain in
+ * degrees, with the swap suggested. */
+Test(edr, position_lonlat)
+{
+	double lon, lat, z = 25.0, x = X(730.0), y = Y(1215.0);
+	json_t *grid;
+
+	set_utm(UTM33_WKT);
+	cr_assert_eq(west_tm_inverse(&g.crs, x, y, &lon, &lat, err, sizeof err), WEST_OK);
+	cr_assert_eq(west_covjson_position(&g, &f, x, y, &z, 1, WEST_ZREF_AGL, WEST_EDR_ALL,
+					   &grid, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_covjson_position_lonlat(&g, &f, lon, lat, &z, 1, WEST_ZREF_AGL,
+						  WEST_EDR_ALL, &doc, err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_assert_eq(num_at(doc, "domain/axes/x/values/0"), lon);
+	cr_assert_eq(num_at(doc, "domain/axes/y/values/0"), lat);
+	cr_assert_str_eq(str_at(doc, "domain/referencing/0/system/type"), "GeographicCRS");
+	cr_assert_str_eq(str_at(doc, "domain/referencing/0/system/id"), CRS84);
+	for (int i = 0; i < 5; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "ranges/%s/values/0", NAMES[i]);
+		cr_assert_float_eq(num_at(doc, path), num_at(grid, path), 1e-5, "%s", path);
+	}
+	json_decref(grid);
+	json_decref(doc);
+	doc = NULL;
+	/* a profile too */
+	cr_assert_eq(west_covjson_position_lonlat(&g, &f, lon, lat, NULL, 0, WEST_ZREF_AGL,
+						  WEST_EDR_U, &doc, err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_assert_str_eq(str_at(doc, "domain/domainType"), "VerticalProfile");
+	cr_assert_eq(num_at(doc, "domain/axes/x/values/0"), lon);
+	json_decref(doc);
+	doc = NULL;
+	/* outside: degrees and the domain's box, the swap when it is inside */
+	cr_assert_eq(west_covjson_position_lonlat(&g, &f, lat, lon, &z, 1, WEST_ZREF_AGL,
+						  WEST_EDR_U, &doc, err, sizeof err),
+		     WEST_ERR_INVALID);
+	assert_err_has("coords: lon 42", "is outside the domain (lon 15.0", "WGS 84",
+		       "is inside: were longitude and latitude given the wrong way round", NULL);
+	cr_assert_eq(west_covjson_position_lonlat(&g, &f, 16.0, lat, &z, 1, WEST_ZREF_AGL,
+						  WEST_EDR_U, &doc, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_assert(!strstr(err, "wrong way round"), "%s", err);
+	/* no transverse Mercator: refused */
+	g.crs.has_tm = 0;
+	cr_assert_eq(west_covjson_position_lonlat(&g, &f, lon, lat, &z, 1, WEST_ZREF_AGL,
+						  WEST_EDR_U, &doc, err, sizeof err),
+		     WEST_ERR_INVALID);
+	assert_err_has("no transverse Mercator", NULL);
+	free(g.crs.wkt);
+	g.crs.wkt = NULL;
 }
 
 Test(edr, position_point_msl_and_refusals)

@@ -175,7 +175,7 @@ static const char *snap_name(unsigned long long version)
 	static int next;
 	char *b = names[next++ % 4];
 
-	west_snapshot_name(version, T0 + 60 * (long long)version, b, WEST_SNAPSHOT_NAME_MAX);
+	west_snapwriter_name(version, T0 + 60 * (long long)version, b, WEST_SNAPSHOT_NAME_MAX);
 	return b;
 }
 
@@ -255,10 +255,10 @@ static int no_temp_files(void)
 /* Count of valid snapshot names in dir. */
 static size_t count_snapshots(void)
 {
-	struct west_snapshot_entry *l;
+	struct west_snapwriter_entry *l;
 	size_t n;
 
-	cr_assert_eq(west_snapshot_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_snapwriter_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
 	free(l);
 	return n;
 }
@@ -350,7 +350,7 @@ Test(snapwriter, a_burst_ends_with_the_newest_written_and_at_most_keep_files)
 {
 	enum { KEEP = 3, BURST = 25 };
 	struct west_snapwriter_stats s;
-	struct west_snapshot_entry *l;
+	struct west_snapwriter_entry *l;
 	size_t n;
 
 	start(KEEP, 0.0);
@@ -363,7 +363,7 @@ Test(snapwriter, a_burst_ends_with_the_newest_written_and_at_most_keep_files)
 	WAIT_STATS(s, s.last_version == BURST);
 	cr_assert_eq(s.failed, 0);
 	cr_assert_leq(s.written, BURST);
-	cr_assert_eq(west_snapshot_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_snapwriter_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_leq(n, KEEP);
 	cr_assert_geq(n, 1);
 	cr_assert_eq(l[0].version, BURST);
@@ -412,7 +412,7 @@ Test(snapwriter, the_file_just_written_is_kept_even_when_older_runs_had_higher_v
 	char big[WEST_SNAPSHOT_NAME_MAX];
 
 	cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
-	west_snapshot_name(500, T0, big, sizeof big);
+	west_snapwriter_name(500, T0, big, sizeof big);
 	put_file(big, "from an earlier run\n");
 	start(1, 0.0);
 	publish();
@@ -665,21 +665,21 @@ Test(snapshot_names, formatting)
 	char b[WEST_SNAPSHOT_NAME_MAX], small[12];
 	unsigned long long v = 0;
 
-	west_snapshot_name(12, T0, b, sizeof b);
+	west_snapwriter_name(12, T0, b, sizeof b);
 	cr_assert_str_eq(b, "wind-v12-20261123T120000Z.nc");
-	west_snapshot_name(ULLONG_MAX, 0, b, sizeof b);
+	west_snapwriter_name(ULLONG_MAX, 0, b, sizeof b);
 	cr_assert_str_eq(b, "wind-v18446744073709551615-19700101T000000Z.nc");
-	cr_assert(west_snapshot_name_valid(b, &v));
+	cr_assert(west_snapwriter_name_valid(b, &v));
 	cr_assert_eq(v, ULLONG_MAX);
-	west_snapshot_name(1, -1, b, sizeof b);
+	west_snapwriter_name(1, -1, b, sizeof b);
 	cr_assert_str_eq(b, "wind-v1-19691231T235959Z.nc");
-	west_snapshot_name(1, 253402300799LL, b, sizeof b);   /* 9999-12-31T23:59:59Z */
+	west_snapwriter_name(1, 253402300799LL, b, sizeof b);   /* 9999-12-31T23:59:59Z */
 	cr_assert_str_eq(b, "wind-v1-99991231T235959Z.nc");
-	west_snapshot_name(1, 253402300800LL, b, sizeof b);   /* year 10000 */
+	west_snapwriter_name(1, 253402300800LL, b, sizeof b);   /* year 10000 */
 	cr_assert_str_eq(b, "wind-v1-19700101T000000Z.nc");
-	west_snapshot_name(1, LLONG_MIN, b, sizeof b);
-	cr_assert(west_snapshot_name_valid(b, NULL), "%s", b);
-	west_snapshot_name(7, T0, small, sizeof small);
+	west_snapwriter_name(1, LLONG_MIN, b, sizeof b);
+	cr_assert(west_snapwriter_name_valid(b, NULL), "%s", b);
+	west_snapwriter_name(7, T0, small, sizeof small);
 	cr_assert_str_eq(small, "wind-v7-202");
 }
 
@@ -735,7 +735,7 @@ Test(snapshot_names, validation_table)
 
 	for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
 		unsigned long long v = 42;
-		int ok = west_snapshot_name_valid(table[k].name, &v);
+		int ok = west_snapwriter_name_valid(table[k].name, &v);
 		cr_expect_eq(ok, table[k].version != 0, "'%s': valid says %d", table[k].name, ok);
 		if (table[k].version)
 			cr_expect_eq(v, table[k].version, "'%s': version %llu", table[k].name, v);
@@ -747,17 +747,17 @@ Test(snapshot_names, validation_table)
 
 Test(snapshot_names, list_is_sorted_newest_first_with_sizes)
 {
-	struct west_snapshot_entry *l = (void *)1;
+	struct west_snapwriter_entry *l = (void *)1;
 	size_t n = 99;
 	char path[PATH_MAX];
 
-	cr_assert_eq(west_snapshot_list(dir, &l, &n, err, sizeof err), WEST_ERR_IO);
+	cr_assert_eq(west_snapwriter_list(dir, &l, &n, err, sizeof err), WEST_ERR_IO);
 	cr_assert_not_null(strstr(err, dir), "%s", err);
 	cr_assert_null(l);
 	cr_assert_eq(n, 0);
 
 	cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
-	cr_assert_eq(west_snapshot_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_snapwriter_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(n, 0);
 	free(l);
 	put_file("wind-v2-20260101T000000Z.nc", "22");
@@ -772,7 +772,7 @@ Test(snapshot_names, list_is_sorted_newest_first_with_sizes)
 	snprintf(path, sizeof path, "%s/wind-v12-20260101T000000Z.nc", dir);
 	cr_assert_eq(symlink("wind-v9-20260101T000000Z.nc", path), 0, "%s", strerror(errno));
 
-	cr_assert_eq(west_snapshot_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_snapwriter_list(dir, &l, &n, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(n, 4);
 	cr_assert_str_eq(l[0].name, "wind-v10-20250101T000000Z.nc");
 	cr_assert_eq(l[0].version, 10);

@@ -1112,3 +1112,63 @@ Test(dem, resample_bad_resolution)
 	cr_assert_not_null(strstr(err, "coarser"), "message '%s'", err);
 	cr_assert_null(out.z);
 }
+
+/* ------------------------------------------------------------ EPSG code */
+
+static unsigned long epsg_of(const char *wkt, double lon0, double fn, double k0)
+{
+	struct west_crs c = { .has_tm = 1, .lon0 = lon0, .lat0 = 0.0, .k0 = k0,
+			      .false_easting = 500000.0, .false_northing = fn };
+	c.wkt = (char *)wkt;
+	return west_crs_epsg(&c);
+}
+
+#define ESRI_UTM(name, datum) "PROJCS[\"" name "\",GEOGCS[\"GCS_WGS_1984\",DATUM[\"" \
+	datum "\",SPHEROID[\"WGS_1984\",6378137.0,298.257223563]]]," \
+	"PROJECTION[\"Transverse_Mercator\"],UNIT[\"Meter\",1.0]]"
+
+/* The top-level authority, else UTM on WGS 84 from the parameters. */
+Test(crs, epsg_code)
+{
+	const char *esri = ESRI_UTM("WGS_1984_UTM_Zone_33N", "D_WGS_1984");
+
+	cr_assert_eq(epsg_of(esri, 15.0, 0.0, 0.9996), 32633);
+	cr_assert_eq(epsg_of(esri, -111.0, 0.0, 0.9996), 32612);
+	cr_assert_eq(epsg_of(esri, -111.0, 10000000.0, 0.9996), 32712, "south");
+	cr_assert_eq(epsg_of(esri, 16.0, 0.0, 0.9996), 0, "not a zone's meridian");
+	cr_assert_eq(epsg_of(esri, 15.0, 0.0, 1.0), 0, "not UTM's scale");
+	cr_assert_eq(epsg_of(esri, 15.0, 500.0, 0.9996), 0, "not UTM's false northing");
+	cr_assert_eq(epsg_of(ESRI_UTM("x", "World Geodetic System 1984"), 15.0, 0.0, 0.9996),
+		     32633);
+	cr_assert_eq(epsg_of(ESRI_UTM("x", "D_North_American_1983"), 15.0, 0.0, 0.9996), 0,
+		     "another datum");
+	cr_assert_eq(epsg_of(NULL, 15.0, 0.0, 0.9996), 0, "no WKT: the datum is unknown");
+	/* the authority wins, WKT1 and WKT2, the outer one only */
+	cr_assert_eq(epsg_of("PROJCS[\"a\",UNIT[\"metre\",1,AUTHORITY[\"EPSG\",\"9001\"]],"
+			     "AUTHORITY[\"EPSG\",\"2056\"]]", 15.0, 0.0, 0.9996), 2056);
+	cr_assert_eq(epsg_of("PROJCRS[\"a\",USAGE[ID[\"EPSG\",1]],ID[\"EPSG\",32633]]",
+			     0.0, 0.0, 1.0), 32633);
+	cr_assert_eq(epsg_of("PROJCS[\"a\",UNIT[\"metre\",1,AUTHORITY[\"EPSG\",\"9001\"]]]",
+			     0.0, 0.0, 1.0), 0);
+}
+
+/* The short name: the WKT's first quoted name, else the grid mapping. */
+Test(crs, name)
+{
+	struct west_crs c = { .grid_mapping_name = "transverse_mercator" };
+	char b[16];
+
+	c.wkt = (char *)"PROJCS[\"WGS_1984_UTM_Zone_33N\",UNIT[\"Meter\",1.0]]";
+	cr_assert_eq(west_crs_name(&c, b, sizeof b), 1);
+	cr_assert_str_eq(b, "WGS_1984_UTM_Zo", "cut to the buffer");
+	c.wkt = (char *)"PROJCS[\"Gau\xdf\",UNIT[\"Meter\",1.0]]";
+	west_crs_name(&c, b, sizeof b);
+	cr_assert_str_eq(b, "Gau?");
+	c.wkt = (char *)"PROJCS[\"unclosed";
+	west_crs_name(&c, b, sizeof b);
+	cr_assert_str_eq(b, "transverse_merc");
+	c.wkt = NULL;
+	c.grid_mapping_name[0] = '\0';
+	cr_assert_eq(west_crs_name(&c, b, sizeof b), 0);
+	cr_assert_str_eq(b, "");
+}

@@ -16,6 +16,7 @@
 
 #include "api.h"       /* westd_routes: the route table the daemon serves */
 #include "openapi.h"
+#include "proj.h"
 
 static struct westd_proc w;
 
@@ -30,6 +31,9 @@ TestSuite(westd, .fini = teardown, .timeout = 240);
 #define PY "4652050"
 #define POINT_Q "/v1/field/point?x=" PX "&y=" PY "&z=10"
 #define PROFILE_Q "/v1/field/profile?x=" PX "&y=" PY
+/* EDR coordinates in the grid's CRS (data/default.prj: WGS 84 / UTM 33N);
+ * without it they are CRS84 longitude, latitude */
+#define NATIVE "&crs=EPSG:32633"
 
 static double num(json_t *o, const char *key)
 {
@@ -467,7 +471,7 @@ Test(westd, edr_position_point_and_profile)
 	fix_start(&w, NULL);
 	fix_post_and_wait(&w);
 	json_t *pt = coverage("/collections/wind/position?coords=POINT(" PX "%20" PY
-			      ")&z=10&parameter-name=u,v", "Point");
+			      ")&z=10&parameter-name=u,v" NATIVE, "Point");
 	json_t *u = json_object_get(json_object_get(pt, "ranges"), "u");
 	cr_expect_eq(json_array_size(json_object_get(u, "values")), 1);
 	cr_expect_null(json_object_get(u, "shape"), "a Point's ranges have no shape");
@@ -477,7 +481,7 @@ Test(westd, edr_position_point_and_profile)
 	json_decref(native);
 	json_decref(pt);
 
-	json_t *pr = coverage("/collections/wind/position?coords=POINT(" PX "%20" PY ")",
+	json_t *pr = coverage("/collections/wind/position?coords=POINT(" PX "%20" PY ")" NATIVE,
 			      "VerticalProfile");
 	json_t *ru = json_object_get(json_object_get(pr, "ranges"), "u");
 	size_t nz = axis_len(pr, "z");
@@ -488,7 +492,7 @@ Test(westd, edr_position_point_and_profile)
 	json_decref(pr);
 
 	json_t *p3 = coverage("/collections/wind/position?coords=POINT(" PX "%20" PY
-			      ")&z=10,50,100", "VerticalProfile");
+			      ")&z=10,50,100" NATIVE, "VerticalProfile");
 	cr_expect_eq(axis_len(p3, "z"), 3);
 	json_decref(p3);
 }
@@ -510,7 +514,7 @@ Test(westd, edr_area_and_cube)
 	/* 300 m above sea level: below the ground (201 to 658 m) in much of the
 	 * domain, where the values are null */
 	json_t *cube = coverage("/collections/wind/cube?bbox=500000,4650000,509600,4658000"
-				"&z=300&zref=msl", "Grid");
+				"&z=300&zref=msl" NATIVE, "Grid");
 	cr_expect_eq(axis_len(cube, "x"), 96);
 	cr_expect_eq(axis_len(cube, "y"), 80);
 	cr_expect_eq(axis_len(cube, "z"), 1);
@@ -526,8 +530,8 @@ Test(westd, edr_area_and_cube)
 
 	/* a triangle: the columns outside it are null too */
 	json_t *area = coverage("/collections/wind/area?coords=POLYGON((500000%204650000,"
-				"504000%204650000,500000%204654000,500000%204650000))&z=10,100",
-				"Grid");
+				"504000%204650000,500000%204654000,500000%204650000))&z=10,100"
+				NATIVE, "Grid");
 	size_t nx = axis_len(area, "x"), ny = axis_len(area, "y");
 	cr_expect_eq(axis_len(area, "z"), 2);
 	cr_expect_eq(nx, 40);
@@ -654,12 +658,13 @@ Test(westd, openapi_document_has_every_route)
 {
 	size_t n;
 	const struct west_route_def *rt = westd_routes(&n);
-	char missing[2048], oapath[160];
+	char missing[2048];
+	const char *oapath;
 	struct http_resp r;
 
-	/* every route and parameter has its description in service/openapi.c */
+	/* every route and parameter has its description in service/routes.c */
 	cr_expect_eq(west_openapi_missing(rt, n, missing, sizeof missing), 0,
-		     "routes or parameters without a description in service/openapi.c: %s",
+		     "routes or parameters without a description in service/routes.c: %s",
 		     missing);
 
 	fix_start(&w, NULL);
@@ -683,7 +688,7 @@ Test(westd, openapi_document_has_every_route)
 	cr_expect_eq(json_object_size(paths), n, "%zu paths for %zu routes",
 		     json_object_size(paths), n);
 	for (size_t i = 0; i < n; i++) {
-		west_openapi_path(rt[i].path, oapath, sizeof oapath);
+		oapath = rt[i].path;
 		json_t *item = json_object_get(paths, oapath);
 		cr_assert_not_null(item, "route %s is not in paths as %s", rt[i].path, oapath);
 		json_t *get = json_object_get(item, "get"), *post = json_object_get(item, "post");
@@ -697,14 +702,15 @@ Test(westd, openapi_document_has_every_route)
 		cr_expect_not_null(json_object_get(json_object_get(get, "responses"), "400"),
 				   "%s: no 400", oapath);
 		size_t np = 0;
-		for (const char *const *p = rt[i].params; p && *p; p++, np++) {
-			json_t *pd = op_param(get, *p);
-			cr_assert_not_null(pd, "%s: parameter %s missing", oapath, *p);
+		for (const struct west_param *const *p = rt[i].params; p && *p; p++, np++) {
+			const char *name = (*p)->name;
+			json_t *pd = op_param(get, name);
+			cr_assert_not_null(pd, "%s: parameter %s missing", oapath, name);
 			cr_expect_str_eq(json_string_value(json_object_get(pd, "in")), "query");
 			cr_expect_not_null(json_string_value(json_object_get(pd, "description")),
-					   "%s?%s: no description", oapath, *p);
+					   "%s?%s: no description", oapath, name);
 			cr_expect_not_null(json_object_get(json_object_get(pd, "schema"), "type"),
-					   "%s?%s: no type", oapath, *p);
+					   "%s?%s: no type", oapath, name);
 		}
 		np += strchr(oapath, '{') != NULL;   /* the path parameter */
 		cr_expect_eq(json_array_size(json_object_get(get, "parameters")), np,
@@ -727,9 +733,8 @@ Test(westd, openapi_document_has_every_route)
 	cr_expect_null(strstr(r.body, "://"), "the page links nowhere else");
 	for (size_t i = 0; i < n; i++) {
 		char want[200];
-		west_openapi_path(rt[i].path, oapath, sizeof oapath);
-		snprintf(want, sizeof want, " %s</code>", oapath);
-		cr_expect_not_null(strstr(r.body, want), "the page lacks %s", oapath);
+		snprintf(want, sizeof want, " %s</code>", rt[i].path);
+		cr_expect_not_null(strstr(r.body, want), "the page lacks %s", rt[i].path);
 	}
 	fix_resp_free(&r);
 	json_decref(l);
@@ -750,6 +755,69 @@ Test(westd, openapi_document_has_every_route)
 	fix_resp_free(&r);
 	fix_get(&w, "/api?f=yaml", &r);
 	fix_problem(&r, 400, "bad-parameter", "f:");
+}
+
+/* The backquoted words of s[0 .. n) into out (at most max), "none" as no
+ * word; their number. */
+static size_t quoted_words(const char *s, size_t n, char out[][64], size_t max)
+{
+	size_t k = 0;
+
+	for (const char *p = s, *e = s + n; p < e && k < max; p++) {
+		const char *q;
+		if (*p != '`' || !(q = memchr(p + 1, '`', (size_t)(e - p - 1))))
+			continue;
+		snprintf(out[k++], 64, "%.*s", (int)(q - p - 1), p + 1);
+		p = q;
+	}
+	return k;
+}
+
+/* docs/api.md's table of query parameters names every route of the route
+ * table (service/routes.c) once, with exactly the parameters it takes. */
+Test(westd, docs_route_list_is_the_route_table)
+{
+	size_t n, len, seen_rows = 0;
+	const struct west_route_def *rt = westd_routes(&n);
+	char *doc = fix_slurp(WEST_SRCDIR "/docs/api.md", &len);
+	int *seen = calloc(n, sizeof *seen);
+	char routes[16][64], params[16][64];
+
+	cr_assert_not_null(doc);
+	cr_assert_not_null(seen);
+	for (char *line = strstr(doc, "\n| `/"); line; line = strstr(line + 1, "\n| `/")) {
+		char *row = line + 1, *end = strchr(row, '\n'), *bar1, *bar2;
+		cr_assert_not_null(end);
+		bar1 = strstr(row + 2, " | ");
+		cr_assert(bar1 && bar1 < end, "row without columns: %.60s", row);
+		bar2 = strstr(bar1 + 3, " | ");
+		if (!bar2 || bar2 > end)
+			bar2 = end;
+		size_t nr = quoted_words(row, (size_t)(bar1 - row), routes, 16);
+		size_t np = quoted_words(bar1, (size_t)(bar2 - bar1), params, 16);
+		seen_rows++;
+		for (size_t a = 0; a < nr; a++) {
+			size_t i;
+			for (i = 0; i < n && strcmp(rt[i].path, routes[a]); i++)
+				;
+			cr_assert(i < n, "docs/api.md lists %s, which is not a route", routes[a]);
+			cr_expect_eq(seen[i], 0, "docs/api.md lists %s twice", routes[a]);
+			seen[i] = 1;
+			size_t k = 0;
+			for (const struct west_param *const *p = rt[i].params; p && *p; p++, k++)
+				cr_expect(k < np && !strcmp(params[k], (*p)->name),
+					  "%s: docs/api.md's parameter %zu is '%s', the route's %s",
+					  routes[a], k + 1, k < np ? params[k] : "(none)", (*p)->name);
+			cr_expect_eq(k, np, "%s: docs/api.md lists %zu parameters, the route "
+				     "takes %zu", routes[a], np, k);
+		}
+	}
+	cr_assert_gt(seen_rows, 5, "the table was not found");
+	for (size_t i = 0; i < n; i++)
+		cr_expect(seen[i], "docs/api.md's table of query parameters lacks %s",
+			  rt[i].path);
+	free(seen);
+	free(doc);
 }
 
 /* GET path: 200 with a Content-Type starting with ctype. */
@@ -1027,9 +1095,9 @@ Test(westd, documented_errors_are_problem_json)
 	fix_get(&w, "/collections/wind/cube?z=10", &r);
 	fix_problem(&r, 400, "missing-parameter", "bbox");
 	fix_get(&w, "/collections/wind/position?coords=POINT(" PX "%20" PY
-		")&parameter-name=gust", &r);
+		")&parameter-name=gust" NATIVE, &r);
 	fix_problem(&r, 400, "bad-parameter", "parameter-name");
-	fix_get(&w, "/collections/wind/position?coords=POINT(" PX "%20" PY ")&f=xml", &r);
+	fix_get(&w, "/collections/wind/position?coords=POINT(" PX "%20" PY ")&f=xml" NATIVE, &r);
 	fix_problem(&r, 400, "bad-parameter", "f");
 
 	/* 401 */
@@ -1066,7 +1134,7 @@ Test(westd, documented_errors_are_problem_json)
 	fix_problem(&r, 413, "body-too-large", "max_body_bytes");
 	fix_get(&w, "/v1/field/slice?z=10", &r);
 	fix_problem(&r, 413, "too-many-cells", "max_response_cells = 10000");
-	fix_get(&w, "/collections/wind/cube?bbox=500000,4650000,509600,4658000&z=10", &r);
+	fix_get(&w, "/collections/wind/cube?bbox=500000,4650000,509600,4658000&z=10" NATIVE, &r);
 	fix_problem(&r, 413, "too-many-cells", "max_response_cells = 10000");
 
 	/* 415 */
@@ -1109,7 +1177,7 @@ Test(westd, snapshot_name_with_nul_is_404)
 
 /* ================================================= refused parameters */
 
-#define POS_Q "/collections/wind/position?coords=POINT(" PX "%20" PY ")&z=10"
+#define POS_Q "/collections/wind/position?coords=POINT(" PX "%20" PY ")&z=10" NATIVE
 
 /* Every route refuses a query parameter it does not take, naming it and
  * what the route takes; nothing is answered as if it were not there. */
@@ -1122,8 +1190,8 @@ Test(westd, unknown_parameters_are_refused)
 		"/?", "/ui?", "/ui/?", "/ui/app.js?", "/ui/config.json?", "/conformance?",
 		"/collections?", "/collections/wind?", POS_Q "&",
 		"/collections/wind/area?coords=POLYGON((504000%204652000,504400%204652000,"
-		"504400%204652400,504000%204652000))&z=10&",
-		"/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10&",
+		"504400%204652400,504000%204652000))&z=10" NATIVE "&",
+		"/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10" NATIVE "&",
 		"/livez?", "/readyz?", "/metrics?",
 	};
 	char q[512];
@@ -1176,36 +1244,85 @@ Test(westd, unknown_parameters_are_refused)
 	}
 }
 
-/* crs: only the CRS the collection advertises; datetime: the field's valid
- * time must be in it, else there is no data (404), never the field of
- * another time. */
+/* The u of a CoverageJSON answer's value i. */
+static double cov_u(json_t *cov, size_t i)
+{
+	return json_number_value(json_array_get(json_object_get(json_object_get(
+		json_object_get(cov, "ranges"), "u"), "values"), i));
+}
+
+/* crs: CRS84 (the default) or the CRS the collection advertises, nothing
+ * else; datetime: the field's valid time must be in it, else there is no
+ * data (404), never the field of another time. */
 Test(westd, edr_crs_and_datetime)
 {
 	char q[512];
 	struct http_resp r;
+	double lon, lat;
 
 	fix_start(&w, NULL);
 	fix_post_and_wait(&w);
 	json_t *c = fix_get_json(&w, "/collections/wind");
-	const char *crs = json_string_value(json_array_get(json_object_get(c, "crs"), 0));
-	cr_assert_not_null(crs);
+	json_t *crs = json_object_get(c, "crs");
+	cr_assert_str_eq(json_string_value(json_array_get(crs, 0)),
+			 "http://www.opengis.net/def/crs/OGC/1.3/CRS84");
+	cr_assert_str_eq(json_string_value(json_array_get(crs, 1)),
+			 "http://www.opengis.net/def/crs/EPSG/0/32633");
 
-	fix_get(&w, POS_Q "&crs=CRS84", &r);
-	fix_problem(&r, 400, "bad-parameter", "crs 'CRS84' is not supported");
-	fix_get(&w, POS_Q "&crs=CRS84", &r);
-	snprintf(q, sizeof q, "crs=%s", crs);
-	fix_problem(&r, 400, "bad-parameter", q);
-	snprintf(q, sizeof q, "%s&crs=%s", POS_Q, crs);
+	/* a position in lon/lat answers as at its x, y (the grid's CRS) */
+	const struct west_crs utm33 = { .has_tm = 1, .lon0 = 15.0, .k0 = 0.9996,
+					.false_easting = 500000.0 };
+	cr_assert_eq(west_tm_inverse(&utm33, atof(PX), atof(PY), &lon, &lat, NULL, 0), WEST_OK);
+	snprintf(q, sizeof q, "/collections/wind/position?coords=POINT(%.10f%%20%.10f)&z=10",
+		 lon, lat);
+	json_t *geo = coverage(q, "Point"), *grid = coverage(POS_Q, "Point");
+	cr_expect(fabs(cov_u(geo, 0) - cov_u(grid, 0)) < 1e-4, "u %g (CRS84) != %g (grid)",
+		  cov_u(geo, 0), cov_u(grid, 0));
+	json_decref(geo);
+	json_decref(grid);
+	snprintf(q + strlen(q), sizeof q - strlen(q), "&crs=CRS84");
 	expect_covjson_200(q);
-	snprintf(q, sizeof q, "/collections/wind/cube?bbox=504000,4652000,504300,4652200"
-		 "&z=10&crs=%s", crs);
+	snprintf(q, sizeof q, "/collections/wind/position?coords=POINT(" PX "%%20" PY
+		 ")&z=10&crs=%s", json_string_value(json_array_get(crs, 1)));
 	expect_covjson_200(q);
 	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10"
 		"&crs=EPSG:4326", &r);
-	fix_problem(&r, 400, "bad-parameter", "crs 'EPSG:4326'");
+	fix_problem(&r, 400, "bad-parameter", "crs 'EPSG:4326' is not supported: crs=CRS84");
+	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10"
+		"&crs=WGS_1984_UTM_Zone_33N", &r);
+	fix_problem(&r, 400, "bad-parameter", "crs=EPSG:32633");
 	json_decref(c);
 
-	/* the field is valid at 2026-11-22T12:00:00Z (data/obs/default.json) */
+	/* a CRS84 box: the grid's columns whose centres are in it, in the
+	 * grid's CRS; the same values as the grid box around them */
+	json_t *cube = coverage("/collections/wind/cube?bbox=15.049,42.018,15.052,42.021&z=10",
+				"Grid");
+	json_t *sys = json_object_get(json_object_get(json_array_get(json_object_get(
+		json_object_get(cube, "domain"), "referencing"), 0), "system"), "id");
+	cr_expect_str_eq(json_string_value(sys), "http://www.opengis.net/def/crs/EPSG/0/32633");
+	size_t nx = axis_len(cube, "x"), ny = axis_len(cube, "y");
+	cr_expect(nx >= 2 && nx <= 4 && ny >= 3 && ny <= 5, "%zu x %zu columns", nx, ny);
+	json_t *ax = json_object_get(json_object_get(json_object_get(cube, "domain"), "axes"), "x");
+	json_t *ay = json_object_get(json_object_get(json_object_get(cube, "domain"), "axes"), "y");
+	double x0 = json_number_value(json_array_get(json_object_get(ax, "values"), 0));
+	double y0 = json_number_value(json_array_get(json_object_get(ay, "values"), 0));
+	snprintf(q, sizeof q, "/collections/wind/cube?bbox=%.1f,%.1f,%.1f,%.1f&z=10" NATIVE,
+		 x0 - 1, y0 - 1, x0 + (double)(nx - 1) * 100 + 1, y0 + (double)(ny - 1) * 100 + 1);
+	json_t *same = coverage(q, "Grid");
+	size_t inside = 0;
+	for (size_t i = 0; i < nx * ny; i++) {
+		json_t *v = json_array_get(json_object_get(json_object_get(json_object_get(
+			cube, "ranges"), "u"), "values"), i);
+		if (json_is_null(v))
+			continue;   /* a corner of the envelope outside the lon/lat box */
+		inside++;
+		cr_expect(fabs(cov_u(cube, i) - cov_u(same, i)) < 1e-6, "value %zu", i);
+	}
+	cr_expect_gt(inside, nx * ny / 2);
+	json_decref(same);
+	json_decref(cube);
+
+		/* the field is valid at 2026-11-22T12:00:00Z (data/obs/default.json) */
 	fix_get(&w, POS_Q "&datetime=2020-01-01T00:00:00Z", &r);
 	fix_problem(&r, 404, "no-data-at-time", "valid time 2026-11-22T12:00:00Z");
 	fix_get(&w, POS_Q "&datetime=2026-11-22T12:00:01Z/..", &r);
@@ -1251,11 +1368,23 @@ Test(westd, lonlat_outside_the_domain_speaks_degrees)
 	json_decref(j);
 	fix_resp_free(&r);
 
-	fix_get(&w, "/collections/wind/position?coords=POINT(15.06%2042.01)&z=10", &r);
-	fix_problem(&r, 400, "bad-parameter", "these look like degrees");
+	/* EDR: CRS84 by default, in degrees; degrees given as grid x, y */
 	fix_get(&w, "/collections/wind/position?coords=POINT(42.01%2015.06)&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "coords: lon 42.01, lat 15.06 is outside the "
+		    "domain (lon 15.0");
+	fix_get(&w, "/collections/wind/position?coords=POINT(42.01%2015.06)&z=10", &r);
+	fix_problem(&r, 400, NULL, "POINT(15.06 42.01) is inside");
+	expect_covjson_200("/collections/wind/position?coords=POINT(15.06%2042.01)&z=10");
+	fix_get(&w, "/collections/wind/position?coords=POINT(" PX "%20" PY ")&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "add crs=http://www.opengis.net/def/crs/EPSG/0/32633 "
+		    "to give metres");
+	fix_get(&w, "/collections/wind/cube?bbox=504000,4652000,504300,4652200&z=10", &r);
+	fix_problem(&r, 400, "bad-parameter", "bbox (CRS84): vertex 1 (lon 504000, lat 4652000)");
+	fix_get(&w, "/collections/wind/position?coords=POINT(15.06%2042.01)&z=10" NATIVE, &r);
+	fix_problem(&r, 400, "bad-parameter", "these look like degrees");
+	fix_get(&w, "/collections/wind/position?coords=POINT(42.01%2015.06)&z=10" NATIVE, &r);
 	fix_problem(&r, 400, "bad-parameter", "lon 15.06, lat 42.01 is x 5049");
-	fix_get(&w, "/collections/wind/position?coords=POINT(0%200)&z=10", &r);
+	fix_get(&w, "/collections/wind/position?coords=POINT(0%200)&z=10" NATIVE, &r);
 	fix_problem(&r, 400, "bad-parameter", "coords: x 0 m is outside");
 }
 
