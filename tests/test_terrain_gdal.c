@@ -160,7 +160,7 @@ static double dem_value(const struct tif *t, int i, int line)
 	return d->z[(d->ny - 1 - (size_t)line) * d->nx + (size_t)i];
 }
 
-/* The same, in the unit of *(double *)... : metres divided by t's factor. */
+/* A DEM's heights in another unit: metres / metres_per_unit. */
 struct scaled {
 	const struct west_dem *dem;
 	double metres_per_unit;
