@@ -29,7 +29,8 @@
  *    Mercator on WGS 84 in metres is read as it is; any other CRS is warped
  *    to WGS 84 / UTM (the zone of the raster's centre, or opts->epsg) over
  *    the largest north-up rectangle inside the raster, at opts->resolution
- *    (0: the cell size GDAL suggests).  Heights in feet are converted.
+ *    (0: the shorter side of its pixels in metres).  Heights in feet are
+ *    converted.
  *    Without GDAL such a file is refused with WEST_ERR_UNSUPPORTED and the
  *    way to convert it or rebuild.
  *
@@ -81,7 +82,7 @@ struct west_dem_opts {
 	const char *variable;   /* NetCDF elevation variable, NULL or "" = auto */
 	unsigned long long max_cells; /* refuse rasters with more cells; 0 = no limit */
 	long epsg;              /* GDAL: the CRS to warp to; 0 = the centre's UTM zone */
-	double resolution;      /* GDAL warp: cell size (m); 0 = GDAL's suggestion */
+	double resolution;      /* GDAL warp: cell size (m); 0 = the raster's pixel */
 };
 
 /* Pick the reader (see Dispatch above). */
