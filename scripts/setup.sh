@@ -10,13 +10,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # Build and test dependencies, as Debian 12 packages (chromium,
 # chromium-driver and python3-selenium: the map page's browser test;
 # python3-owslib: the OGC API client test, about 8 MB installed with its
-# dependencies, mostly python3-lxml).
+# dependencies, mostly python3-lxml; libgdal-dev: terrain through GDAL in
+# the cpu and asan builds, and gdal-bin's gdal_translate and gdalwarp for
+# tests/west_cli.sh).
 # Not here: prometheus, whose promtool checks /metrics where installed
 # (the test skips without it): the package is the whole Prometheus server
 # (96 MB) with a service of its own, too much to install for one check.
 west_pkgs="gcc libc6-dev make autoconf automake pkgconf libmicrohttpd-dev libjansson-dev
 libnetcdf-dev netcdf-bin libcriterion-dev libcurl4-gnutls-dev curl python3-netcdf4
-chromium chromium-driver python3-selenium python3-owslib"
+chromium chromium-driver python3-selenium python3-owslib libgdal-dev gdal-bin"
 
 say() { printf '%s\n' "$*"; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }

@@ -568,7 +568,7 @@ static int terrain_changed(const struct westd *d, const struct west_config *new_
 	if (size != d->terrain_size || mtime != d->terrain_mtime_ns)
 		return 1;
 	return strcmp(a->terrain, b->terrain) || strcmp(a->terrain_variable, b->terrain_variable) ||
-	       a->nodata != b->nodata || a->resolution != b->resolution || a->nz != b->nz ||
+	       a->terrain_epsg != b->terrain_epsg || a->nodata != b->nodata || a->resolution != b->resolution || a->nz != b->nz ||
 	       a->dz != b->dz || a->nlevels != b->nlevels ||
 	       memcmp(a->levels, b->levels, a->nlevels * sizeof a->levels[0]) ||
 	       !(a->base_altitude == b->base_altitude ||

@@ -83,10 +83,13 @@ static const char *const solver_words[] = { "multigrid", "sor", "sor-potential",
 static const struct conf_row rows[] = {
 	[WEST_CONF_TERRAIN] = {
 		"terrain", CONF_STRING, FIELD(terrain), 0, 0, 0, NULL, "", 1,
-		"DEM file (ESRI ASCII .asc or CF NetCDF raster)" },
+		"DEM file (ESRI ASCII .asc, CF NetCDF raster, or with GDAL GeoTIFF and others)" },
 	[WEST_CONF_TERRAIN_VARIABLE] = {
 		"terrain_variable", CONF_STRING, FIELD(terrain_variable), 0, 0, 0,
 		NULL, "", 1, "NetCDF elevation variable name (empty = auto)" },
+	[WEST_CONF_TERRAIN_EPSG] = {
+		"terrain_epsg", CONF_LONG, FIELD(terrain_epsg), 0, 999999, 0, NULL,
+		"0", 1, "EPSG code of the CRS a GDAL raster is warped to (0 = the UTM zone of its centre)" },
 	[WEST_CONF_NODATA] = {
 		"nodata", CONF_ENUM, FIELD(nodata), 0, 0, 0, nodata_words,
 		"refuse", 1, "DEM cells without data: refuse the DEM, or fill them" },

@@ -36,6 +36,7 @@ enum west_solver { WEST_SOLVER_MULTIGRID, WEST_SOLVER_SOR, WEST_SOLVER_SOR_POTEN
 enum west_conf_key {
 	WEST_CONF_TERRAIN,
 	WEST_CONF_TERRAIN_VARIABLE,
+	WEST_CONF_TERRAIN_EPSG,
 	WEST_CONF_NODATA,
 	WEST_CONF_RESOLUTION,
 	WEST_CONF_NZ,
@@ -85,6 +86,7 @@ enum west_conf_key {
 struct west_config {
 	char terrain[WEST_CONF_PATH_MAX];   /* DEM path ("" = none) */
 	char terrain_variable[256];         /* NetCDF elevation variable ("" = auto) */
+	long terrain_epsg;                  /* GDAL rasters: target CRS (0 = UTM of the centre) */
 	int nodata;                         /* enum west_nodata_rule */
 	double resolution;                  /* m; 0 = keep the DEM's cell size */
 	long nz;                            /* levels when `levels` is empty */

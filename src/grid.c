@@ -271,6 +271,8 @@ enum west_status west_grid_load(struct west_grid *g, const char *path,
 		.nodata = (enum west_nodata_rule)c->nodata,
 		.variable = c->terrain_variable,
 		.max_cells = (unsigned long long)c->max_cells,
+		.epsg = c->terrain_epsg,
+		.resolution = c->resolution,
 	};
 	enum west_status st;
 

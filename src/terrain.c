@@ -1,6 +1,8 @@
 /*
  * terrain.c: the format-independent half of the DEM module (terrain.h):
- * the loader that picks a reader by the file's first bytes, the checks
+ * the loader that picks a reader by the file's first bytes and name
+ * (terrain.h, "Dispatch"), the refusal of rasters that need GDAL in a
+ * build without it, the checks
  * every reader shares (size before allocation, height range, the NODATA
  * rule), NODATA filling, bilinear resampling, and the CRS helpers.
  *
@@ -24,10 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "log.h"
 
-static const struct west_dem_opts default_opts = { WEST_NODATA_REFUSE, NULL, 0 };
+static const struct west_dem_opts default_opts = { .nodata = WEST_NODATA_REFUSE };
 
 const struct west_dem_opts *west_dem_opts_or_default(const struct west_dem_opts *opts)
 {
@@ -45,8 +48,9 @@ static int is_netcdf(const unsigned char *magic, size_t n)
 	return n >= 8 && memcmp(magic, hdf5, 8) == 0;
 }
 
-static enum west_status read_magic(const char *path, unsigned char *magic,
-				   size_t *n, char *err, size_t errlen)
+/* The first `size` bytes of the file (fewer when it is shorter). */
+static enum west_status read_head(const char *path, unsigned char *head, size_t size,
+				  size_t *n, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "rb");
 	int e;
@@ -54,7 +58,7 @@ static enum west_status read_magic(const char *path, unsigned char *magic,
 	if (!f)
 		return west_fail(err, errlen, WEST_ERR_IO, "%s: cannot open: %s",
 				 path, strerror(errno));
-	*n = fread(magic, 1, 8, f);
+	*n = fread(head, 1, size, f);
 	e = ferror(f) ? errno : 0;
 	fclose(f);
 	if (e)
@@ -63,19 +67,70 @@ static enum west_status read_magic(const char *path, unsigned char *magic,
 	return WEST_OK;
 }
 
+static int has_suffix(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), k = strlen(suffix);
+
+	return n > k && strcasecmp(path + n - k, suffix) == 0;
+}
+
+#ifndef WEST_HAVE_GDAL
+/* Little- or big-endian TIFF or BigTIFF. */
+static int is_tiff(const unsigned char *m, size_t n)
+{
+	return n >= 4 && ((m[0] == 'I' && m[1] == 'I' && (m[2] == 42 || m[2] == 43) && m[3] == 0) ||
+			  (m[0] == 'M' && m[1] == 'M' && m[2] == 0 && (m[3] == 42 || m[3] == 43)));
+}
+
+/* Binary: a NUL byte among the first bytes (TIFF and most raster formats). */
+static int is_binary(const unsigned char *head, size_t n)
+{
+	return memchr(head, 0, n) != NULL;
+}
+
+/* The file is not ESRI ASCII or NetCDF, and this build cannot read it. */
+enum west_status west_dem_load_gdal(struct west_dem *dem, const char *path,
+				    const struct west_dem_opts *opts,
+				    char *err, size_t errlen)
+{
+	unsigned char head[8];
+	size_t n = 0;
+
+	(void)opts;
+	memset(dem, 0, sizeof *dem);
+	if (read_head(path, head, sizeof head, &n, err, errlen) != WEST_OK)
+		return WEST_ERR_IO;
+	return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+			 "%s: %s, but this westd was built without GDAL; convert it to an ESRI ASCII grid (gdal_translate -of AAIGrid FILE OUT.asc, after gdalwarp -t_srs EPSG:326NN if it is not in metres) or rebuild westd with GDAL (Debian package libgdal-dev, configure --with-gdal=yes)",
+			 path, is_tiff(head, n) ? "a TIFF (GeoTIFF) file"
+			 : "not an ESRI ASCII grid or a NetCDF file");
+}
+#endif
+
 enum west_status west_dem_load(struct west_dem *dem, const char *path,
 			       const struct west_dem_opts *opts,
 			       char *err, size_t errlen)
 {
-	unsigned char magic[8];
+	unsigned char head[512];
 	size_t n = 0;
 	enum west_status s;
+	int gdal;
 
 	memset(dem, 0, sizeof *dem);
-	s = read_magic(path, magic, &n, err, errlen);
+	s = read_head(path, head, sizeof head, &n, err, errlen);
 	if (s != WEST_OK)
 		return s;
-	if (is_netcdf(magic, n))
+	gdal = !is_netcdf(head, n) && !has_suffix(path, ".asc") &&
+	       !west_dem_asc_header((const char *)head, n);
+#ifndef WEST_HAVE_GDAL
+	gdal = gdal && is_binary(head, n); /* text: the ESRI ASCII reader says what is wrong */
+#endif
+	if (gdal)
+		return west_dem_load_gdal(dem, path, opts, err, errlen);
+	if (opts && opts->epsg)
+		west_log(WEST_LOG_WARNING, "%s: terrain_epsg %ld applies only to rasters read through GDAL; this file is read in its own CRS",
+			 path, opts->epsg);
+	if (is_netcdf(head, n))
 		return west_dem_load_netcdf(dem, path, opts, err, errlen);
 	return west_dem_load_asc(dem, path, opts, err, errlen);
 }

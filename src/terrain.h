@@ -24,6 +24,20 @@
  *    scale_factor / add_offset applied; the grid_mapping variable kept.
  *    lon/lat axes, grid_mapping latitude_longitude, or a crs_wkt /
  *    spatial_ref not in metres refuse the DEM.
+ *  - With GDAL (configure --with-gdal): GeoTIFF and any other raster GDAL
+ *    opens, band 1, in any CRS (terrain_gdal.c).  A raster in a transverse
+ *    Mercator on WGS 84 in metres is read as it is; any other CRS is warped
+ *    to WGS 84 / UTM (the zone of the raster's centre, or opts->epsg) over
+ *    the largest north-up rectangle inside the raster, at opts->resolution
+ *    (0: the shorter side of its pixels in metres).  Heights in feet are
+ *    converted.
+ *    Without GDAL such a file is refused with WEST_ERR_UNSUPPORTED and the
+ *    way to convert it or rebuild.
+ *
+ * Dispatch (west_dem_load): NetCDF by its magic bytes; ESRI ASCII by the
+ * .asc name or a first word that is a header key; anything else to GDAL
+ * (without GDAL: text to the ESRI ASCII reader, for its messages, binary
+ * refused as above).
  *
  * Load rules (every failure names the file and line or variable, and
  * nothing is returned): counts must match the header exactly; values must
@@ -67,9 +81,11 @@ struct west_dem_opts {
 	enum west_nodata_rule nodata;
 	const char *variable;   /* NetCDF elevation variable, NULL or "" = auto */
 	unsigned long long max_cells; /* refuse rasters with more cells; 0 = no limit */
+	long epsg;              /* GDAL: the CRS to warp to; 0 = the centre's UTM zone */
+	double resolution;      /* GDAL warp: cell size (m); 0 = the raster's pixel */
 };
 
-/* Pick the reader by content (NetCDF magic) and fall back to ESRI ASCII. */
+/* Pick the reader (see Dispatch above). */
 enum west_status west_dem_load(struct west_dem *dem, const char *path,
 			       const struct west_dem_opts *opts,
 			       char *err, size_t errlen);
@@ -79,6 +95,10 @@ enum west_status west_dem_load_asc(struct west_dem *dem, const char *path,
 enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 				      const struct west_dem_opts *opts,
 				      char *err, size_t errlen);
+/* Without GDAL: WEST_ERR_UNSUPPORTED, saying how to convert or rebuild. */
+enum west_status west_dem_load_gdal(struct west_dem *dem, const char *path,
+				    const struct west_dem_opts *opts,
+				    char *err, size_t errlen);
 
 /*
  * NODATA fill rule, applied in passes: every hole with at least one valid

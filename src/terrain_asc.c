@@ -137,6 +137,17 @@ static int find_key(const char *p, size_t n)
 	return -1;
 }
 
+int west_dem_asc_header(const char *head, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n && isspace((unsigned char)head[i]))
+		i++;
+	for (k = i; k < n && !is_sep(head[k]); k++)
+		;
+	return find_key(head + i, k - i) >= 0;
+}
+
 static enum west_status parse_count(struct asc_reader *r, int k, const char *v,
 				    size_t n, size_t *out, char *err, size_t errlen)
 {

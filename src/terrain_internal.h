@@ -64,6 +64,12 @@ enum west_status west_dem_nodata_finish(struct west_dem *dem, unsigned char *val
 					char *err, size_t errlen);
 
 /*
+ * Does `head`, the first n bytes of a file, start (after white space) with
+ * an ESRI ASCII grid header key such as ncols?  (terrain_asc.c)
+ */
+int west_dem_asc_header(const char *head, size_t n);
+
+/*
  * Refuse a CRS text (a .prj: WKT1, WKT2 or the older ArcInfo form) whose
  * x, y are not metres: geographic or geocentric, or a projection whose
  * linear unit is not 1 m (feet, US survey feet).  No reader converts units,

@@ -86,6 +86,7 @@ static const char *config_diff(const struct west_config *a,
 {
 	if (strcmp(a->terrain, b->terrain)) return "terrain";
 	if (strcmp(a->terrain_variable, b->terrain_variable)) return "terrain_variable";
+	if (a->terrain_epsg != b->terrain_epsg) return "terrain_epsg";
 	if (a->nodata != b->nodata) return "nodata";
 	if (!same_double(a->resolution, b->resolution)) return "resolution";
 	if (a->nz != b->nz) return "nz";
@@ -146,6 +147,7 @@ Test(config, defaults)
 
 	cr_expect_str_eq(c->terrain, "");
 	cr_expect_str_eq(c->terrain_variable, "");
+	cr_expect_eq(c->terrain_epsg, 0);
 	cr_expect_eq(c->nodata, WEST_NODATA_REFUSE);
 	cr_expect_eq(c->resolution, 0.0);
 	cr_expect_eq(c->nz, 30);
@@ -173,7 +175,7 @@ Test(config, defaults)
 Test(config, table)
 {
 	static const char *const names[] = {
-		"terrain", "terrain_variable", "nodata", "resolution", "nz", "dz",
+		"terrain", "terrain_variable", "terrain_epsg", "nodata", "resolution", "nz", "dz",
 		"levels", "base_altitude", "max_cells", "terrain_faces", "backend", "log_level",
 		"max_stations", "allow_outside", "land_use", "solver", "iterations",
 		"cycles", "tolerance", "omega", "eta", "indexing", "check_interval",
@@ -268,6 +270,7 @@ Test(config, every_type_parses)
 	const char *text =
 		"terrain = /data/dem.asc\n"
 		"terrain_variable = \"band 1 # main\"   # quoted: '#' and spaces kept\n"
+		"terrain_epsg = 32633\n"
 		"nodata = fill\n"
 		"resolution = 12.5\n"
 		"nz = 4096\n"
@@ -280,6 +283,7 @@ Test(config, every_type_parses)
 	cr_assert_eq(load_text(c, text, path, sizeof path, err), WEST_OK, "%s", err);
 	cr_expect_str_eq(c->terrain, "/data/dem.asc");
 	cr_expect_str_eq(c->terrain_variable, "band 1 # main");
+	cr_expect_eq(c->terrain_epsg, 32633);
 	cr_expect_eq(c->nodata, WEST_NODATA_FILL);
 	cr_expect_eq(c->resolution, 12.5);
 	cr_expect_eq(c->nz, 4096);
@@ -288,7 +292,7 @@ Test(config, every_type_parses)
 	cr_expect_eq(c->max_cells, 4000000000LL);
 	cr_expect_eq(c->backend, WEST_BACKEND_CUDA);
 	cr_expect_eq(c->log_level, WEST_LOG_DEBUG);
-	cr_expect_eq(nset(c), 10);
+	cr_expect_eq(nset(c), 11);
 	cr_expect_eq(c->set[WEST_CONF_LEVELS], 0, "levels was not given");
 	cr_expect_eq(c->set[WEST_CONF_NZ], 1);
 	free(c);
@@ -444,6 +448,8 @@ ParameterizedTestParameters(config, bad_file)
 		{ "resolution = inf\n", 1, "resolution: 'inf' is not a number" },
 		{ "resolution = -1\n", 1, "resolution: '-1' is out of range [0, 100000]" },
 		{ "resolution = 1e999\n", 1, "resolution: '1e999' is out of range [0, 100000]" },
+		{ "terrain_epsg = -1\n", 1, "terrain_epsg: '-1' is out of range [0, 999999]" },
+		{ "terrain_epsg = 326.33\n", 1, "terrain_epsg: '326.33' is not an integer" },
 		{ "max_cells = 0\n", 1, "max_cells: '0' is out of range [1, 4000000000]" },
 		{ "max_cells = 4000000001\n", 1,
 		  "max_cells: '4000000001' is out of range [1, 4000000000]" },

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "log_capture.h"
 #include "terrain.h"
 
 #ifndef WEST_SRCDIR
@@ -65,6 +66,7 @@ TestSuite(asc_bad, .init = make_tmpdir, .fini = remove_tmpdir);
 TestSuite(nc, .init = make_tmpdir, .fini = remove_tmpdir);
 TestSuite(nc_bad, .init = make_tmpdir, .fini = remove_tmpdir);
 TestSuite(dem, .init = make_tmpdir, .fini = remove_tmpdir);
+TestSuite(dispatch, .init = make_tmpdir, .fini = remove_tmpdir);
 
 /* NAME inside the test directory; the result lives until the test ends. */
 static const char *tmp_path(const char *name)
@@ -101,7 +103,7 @@ static const char *write_file(const char *name, const char *text)
 static enum west_status load(const char *path, enum west_nodata_rule rule,
 			     unsigned long long max_cells, struct west_dem *dem)
 {
-	struct west_dem_opts o = { rule, NULL, max_cells };
+	struct west_dem_opts o = { .nodata = rule, .max_cells = max_cells };
 
 	err[0] = '\0';
 	return west_dem_load(dem, path, &o, err, sizeof err);
@@ -838,7 +840,7 @@ Test(nc, named_variable_chosen)
 {
 	struct ncspec s = { .nx = 3, .ny = 2, .zname = "a", .zname2 = "b" };
 	const char *p = make_nc("two.nc", &s);
-	struct west_dem_opts o = { WEST_NODATA_REFUSE, "b", 0 };
+	struct west_dem_opts o = { .nodata = WEST_NODATA_REFUSE, .variable = "b" };
 	struct west_dem d;
 
 	expect_ok(west_dem_load(&d, p, &o, err, sizeof err), p);
@@ -1012,7 +1014,7 @@ Test(nc_bad, named_variable_missing)
 {
 	struct ncspec s = { .nx = 3, .ny = 2 };
 	const char *p = make_nc("b.nc", &s);
-	struct west_dem_opts o = { WEST_NODATA_REFUSE, "elevation", 0 };
+	struct west_dem_opts o = { .nodata = WEST_NODATA_REFUSE, .variable = "elevation" };
 	struct west_dem d;
 
 	expect_fail(west_dem_load(&d, p, &o, err, sizeof err), WEST_ERR_INVALID, &d, p,
@@ -1023,7 +1025,7 @@ Test(nc_bad, named_variable_not_on_yx)
 {
 	struct ncspec s = { .nx = 3, .ny = 2 };
 	const char *p = make_nc("b.nc", &s);
-	struct west_dem_opts o = { WEST_NODATA_REFUSE, "x", 0 };
+	struct west_dem_opts o = { .nodata = WEST_NODATA_REFUSE, .variable = "x" };
 	struct west_dem d;
 
 	expect_fail(west_dem_load(&d, p, &o, err, sizeof err), WEST_ERR_INVALID, &d, p,
@@ -1047,6 +1049,98 @@ Test(nc_bad, text_file_is_not_netcdf)
 
 	expect_fail(west_dem_load_netcdf(&d, p, NULL, err, sizeof err), WEST_ERR_INVALID, &d,
 		    p, NULL, ": not a NetCDF file");
+}
+
+/* ---- dispatch: which reader a file goes to ---- */
+
+/* ESRI ASCII by its first word, whatever the name; the NetCDF magic wins. */
+Test(dispatch, esri_text_under_any_name)
+{
+	struct west_dem d;
+	const char *p = write_file("grid.txt", "\n  nCols 2\nnrows 1\nxllcorner 0\nyllcorner 0\n"
+				   "cellsize 10\n1 2\n");
+
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_assert(d.nx == 2 && d.ny == 1 && d.z[1] == 2.0f);
+	west_dem_free(&d);
+	/* .asc goes to the ESRI ASCII reader even when it starts with junk */
+	p = write_file("junk.asc", "II*\n");
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, ":1:",
+		    "'II*' is not an ESRI ASCII grid header key");
+	/* NetCDF by its magic bytes */
+	expect_ok(load(data_path("hill.nc"), WEST_NODATA_REFUSE, 0, &d), "hill.nc");
+	west_dem_free(&d);
+}
+
+static const char *write_bytes(const char *name, const void *bytes, size_t n)
+{
+	const char *path = tmp_path(name);
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(bytes, 1, n, f), n);
+	cr_assert_eq(fclose(f), 0);
+	return path;
+}
+
+/* A little-endian TIFF header (a GeoTIFF's first bytes), then junk. */
+static const char *write_tiff_header(const char *name)
+{
+	static const unsigned char tiff[16] = { 'I', 'I', 42, 0, 8, 0, 0, 0, 0, 0, 1, 2, 3 };
+
+	return write_bytes(name, tiff, sizeof tiff);
+}
+
+#ifndef WEST_HAVE_GDAL
+/* Without GDAL, a GeoTIFF is refused with the ways out. */
+Test(dispatch, geotiff_without_gdal_says_how_to_convert)
+{
+	struct west_dem d;
+	const char *p = write_tiff_header("dem.tif");
+
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_UNSUPPORTED, &d, p, NULL,
+		    ": a TIFF (GeoTIFF) file, but this westd was built without GDAL; "
+		    "convert it to an ESRI ASCII grid (gdal_translate -of AAIGrid FILE OUT.asc");
+	cr_assert_not_null(strstr(err, "configure --with-gdal=yes"), "%s", err);
+	/* another binary file (SRTM's raw big-endian heights): the same ways out */
+	p = write_bytes("dem.hgt", "\x01\x00\x02\x00", 4);
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_UNSUPPORTED, &d, p, NULL,
+		    ": not an ESRI ASCII grid or a NetCDF file, but this westd was built without GDAL");
+}
+
+/* Without GDAL, text goes to the ESRI ASCII reader as it always did. */
+Test(dispatch, text_without_gdal_gets_the_esri_messages)
+{
+	struct west_dem d;
+	const char *p = write_file("notes.txt", "elevation model\n");
+
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, ":1:",
+		    "'elevation' is not an ESRI ASCII grid header key");
+}
+#else
+/* With GDAL, a TIFF goes to it (tests/test_terrain_gdal.c reads real ones). */
+Test(dispatch, geotiff_with_gdal_goes_to_gdal)
+{
+	struct west_dem d;
+	const char *p = write_tiff_header("dem.tif");
+
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, NULL,
+		    ": not a raster that GDAL can read (");
+}
+#endif
+
+/* terrain_epsg is for GDAL's rasters: an .asc is read in its own CRS. */
+Test(dispatch, epsg_ignored_for_esri_ascii)
+{
+	struct west_dem d;
+	struct west_dem_opts o = { .epsg = 32632 };
+
+	log_capture();
+	expect_ok(west_dem_load(&d, data_path("default.asc"), &o, err, sizeof err), "default.asc");
+	cr_assert_not_null(strstr(log_text(), "terrain_epsg 32632 applies only to rasters read through GDAL"),
+			   "log: %s", log_buf);
+	cr_assert_eq(d.crs.lon0, 15.0);
+	west_dem_free(&d);
 }
 
 /* ---- resampling ---- */

@@ -5,7 +5,10 @@
 # CF attributes), `west info`, WindNinja's station files (a time series,
 # --time and --time-window, a station file list, the older format), and the
 # exit code and message of each kind of failure (docs in `west --help` and
-# docs/west.1).
+# docs/west.1).  In a build with GDAL ($west_gdal, from make check),
+# GeoTIFFs made by gdal_translate and gdalwarp (gdal-bin) from
+# data/default.asc: read as they are in UTM, warped from EPSG:4326, solved
+# with stations in lon/lat; without GDAL, a GeoTIFF's refusal.
 west=$top_builddir/west
 data=$top_srcdir/data
 tmp=$(mktemp -d) || exit 1
@@ -26,7 +29,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..42"
+echo "1..49"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -179,4 +182,57 @@ then
 else
 	echo "not ok $n - python netCDF4 reads the snapshot"
 	sed 's/^/# /' "$tmp/py"
+fi
+
+# --- terrain through GDAL (configure --with-gdal) ---------------------------
+# skip N REASON: N tests skipped
+skip() {
+	k=0
+	while [ $k -lt "$1" ]; do
+		n=$((n + 1)) k=$((k + 1))
+		echo "ok $n # SKIP $2"
+	done
+}
+if [ "${west_gdal:-no}" != yes ]; then
+	skip 6 "west was built without GDAL (configure --with-gdal=yes)"
+elif ! command -v gdal_translate >/dev/null 2>&1 || ! command -v gdalwarp >/dev/null 2>&1; then
+	skip 6 "gdal_translate and gdalwarp are not installed (Debian package gdal-bin)"
+else
+	# default.asc with its .prj as a GeoTIFF in UTM 33N, and the same warped
+	# to longitude and latitude (NODATA outside the rotated outline)
+	gdal_translate -q "$data/default.asc" "$tmp/default.tif"
+	gdalwarp -q -t_srs EPSG:4326 -r bilinear -dstnodata -9999 "$tmp/default.tif" "$tmp/ll.tif"
+	check "a GeoTIFF in UTM is read as it is" 0 "nx 96, ny 80, nz 30" \
+		grid --terrain "$tmp/default.tif" --backend cpu
+	check "a GeoTIFF in EPSG:4326 is warped to UTM zone 33N" 0 "crs      WGS 84 / UTM zone 33N" \
+		grid --terrain "$tmp/ll.tif" --backend cpu --set resolution=100
+	check "run on the warped GeoTIFF with stations in lon/lat" 0 "wrote    $tmp/ll.nc" \
+		run --terrain "$tmp/ll.tif" --obs "$data/obs/default_lonlat.csv" --out "$tmp/ll.nc" \
+		--backend cpu --set resolution=100
+	n=$((n + 1))
+	if ! command -v ncdump >/dev/null 2>&1; then
+		echo "ok $n # SKIP ncdump (netcdf-bin) is not installed"
+	elif ncdump -h "$tmp/ll.nc" 2>&1 | grep -qF 'crs:crs_wkt = "PROJCS[\"WGS 84 / UTM zone 33N\"'; then
+		echo "ok $n - the snapshot's crs_wkt is the warp's CRS"
+	else
+		echo "not ok $n - the snapshot's crs_wkt is the warp's CRS"
+		ncdump -h "$tmp/ll.nc" 2>&1 | grep crs | sed 's/^/# /'
+	fi
+	check "terrain_epsg warps to another zone" 0 "crs      WGS 84 / UTM zone 32N" \
+		grid --terrain "$tmp/default.tif" --backend cpu --set terrain_epsg=32632 \
+		--set resolution=100
+	check "terrain_epsg must be a transverse Mercator in metres, exit 3" 3 \
+		"terrain_epsg EPSG:4326 (WGS 84) is not a transverse Mercator on WGS 84 in metres" \
+		grid --terrain "$tmp/default.tif" --backend cpu --set terrain_epsg=4326
+fi
+# the first bytes of a TIFF and nothing more: GDAL cannot read it, and a
+# build without GDAL says how to convert one
+printf 'II*\000\010\000\000\000\000\000' >"$tmp/bad.tif"
+if [ "${west_gdal:-no}" = yes ]; then
+	check "a broken TIFF is not a raster GDAL reads, exit 3" 3 \
+		"$tmp/bad.tif: not a raster that GDAL can read" grid --terrain "$tmp/bad.tif"
+else
+	check "without GDAL a GeoTIFF is refused saying how to convert it, exit 3" 3 \
+		"$tmp/bad.tif: a TIFF (GeoTIFF) file, but this westd was built without GDAL; convert it to an ESRI ASCII grid (gdal_translate -of AAIGrid" \
+		grid --terrain "$tmp/bad.tif"
 fi
