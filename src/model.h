@@ -59,7 +59,8 @@ const float *west_power_exponents(enum west_land_use use);
 /* Called after each step with the report so far (step_seconds[step] set). */
 typedef void (*west_progress_fn)(void *ctx, int step, const struct west_report *r);
 
-/* The kernels one backend runs (the _cpu or the _cuda set). */
+/* The kernels one backend runs: west_kernels_cpu (the references,
+ * backend_cpu.c) or west_kernels_cuda (the launchers, backend_cuda.c). */
 struct west_kernel_ops {
 	const char *backend;   /* the report's backend name */
 	__typeof__(west_stability_cpu) *stability;
@@ -84,7 +85,7 @@ struct west_kernel_ops {
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);
 };
-extern const struct west_kernel_ops west_kernels_cpu;
+extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */
 #ifdef WEST_HAVE_CUDA
 extern const struct west_kernel_ops west_kernels_cuda;   /* backend_cuda.c */
 #endif
