@@ -25,6 +25,37 @@ struct cpu_state {
 	struct west_mg mg;           /* built for the grid, or nlevels 0 */
 };
 
+/* Host memory, the kernel table's memory operations on the CPU (model.h). */
+static enum west_status cpu_alloc(void **p, size_t bytes, char *err, size_t errlen)
+{
+	if (!(*p = malloc(bytes)))
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "cpu: %zu bytes of memory: out of memory",
+				 bytes);
+	return WEST_OK;
+}
+
+static enum west_status cpu_copy(void *dst, const void *src, size_t bytes, char *err,
+				 size_t errlen)
+{
+	(void)err, (void)errlen;
+	memcpy(dst, src, bytes);
+	return WEST_OK;
+}
+
+static enum west_status cpu_fill(void *dst, int byte, size_t bytes, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	memset(dst, byte, bytes);
+	return WEST_OK;
+}
+
+static enum west_status cpu_release(void *p, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	free(p);
+	return WEST_OK;
+}
+
 /* The CPU references (kernels.h), the table the driver runs here and the
  * reference every other backend's table is tested against. */
 const struct west_kernel_ops west_kernels_cpu = {
@@ -32,8 +63,10 @@ const struct west_kernel_ops west_kernels_cpu = {
 	.stability = west_stability_cpu,
 	.extrapolate = west_extrapolate_cpu,
 	.initialize = west_initialize_cpu,
+	.land = west_land_cpu,
 	.interpolate = west_interpolate_cpu,
 	.speed_zero = west_speed_zero_cpu,
+	.transparency = west_transparency_cpu,
 	.sweep = west_divmin_sweep_cpu,
 	.norms = west_divergence_norms_cpu,
 	.divremoval = west_divremoval_cpu,
@@ -47,6 +80,11 @@ const struct west_kernel_ops west_kernels_cpu = {
 	.pot_dot = west_pot_dot_cpu,
 	.pot_xpby = west_pot_xpby_cpu,
 	.pot_zero = west_pot_zero_cpu,
+	.alloc = cpu_alloc,
+	.upload = cpu_copy,
+	.download = cpu_copy,
+	.fill = cpu_fill,
+	.free = cpu_release,
 };
 
 static enum west_status cpu_probe(char *err, size_t errlen)
@@ -170,4 +208,5 @@ const struct west_backend west_backend_cpu = {
 	.run = cpu_run,
 	.describe = cpu_describe,
 	.device_bytes = cpu_device_bytes,
+	.kernels = &west_kernels_cpu,
 };
