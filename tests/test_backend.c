@@ -31,9 +31,11 @@ static void free_hill(void)
 Test(backend, registry)
 {
 	cr_assert_eq(west_backend_find("cpu"), &west_backend_cpu);
+	cr_assert_eq(west_backend_cpu.kernels, &west_kernels_cpu);
 	cr_assert_null(west_backend_find("gpu"));
 #ifdef WEST_HAVE_CUDA
 	cr_assert_eq(west_backend_find("cuda"), &west_backend_cuda);
+	cr_assert_eq(west_backend_cuda.kernels, &west_kernels_cuda);
 #else
 	cr_assert_null(west_backend_find("cuda"));
 #endif
