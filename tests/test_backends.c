@@ -88,8 +88,12 @@
  *    faces, and the block untouched), pot_xpby and pot_zero: the block bit
  *    for bit.
  *  - pot_rhs: the block bit for bit; its norms as the divergence norms'
- *    (max exact, the sum within 1e-12, well above 2 n 2^-53 at n ~ 10^4),
- *    and equal to the norms kernel's on the backend: both sum alike.
+ *    (max exact, the sum within 1e-12, well above 2 n 2^-53 at n ~ 10^4);
+ *    and against the norms kernel's on the same backend, max exact and
+ *    the sum within 2 n 2^-53 as above.  (The CUDA kernels reduce both in
+ *    one fixed order and agree exactly; the CPU's OpenMP loops split the
+ *    two sums among their threads differently: on 16 threads the sums
+ *    differed in the last bits.)
  *  - pot_dot: within 1e-12 of sum |x_i y_i|.  It sums in double in another
  *    order: each product of two floats is exact in double and each addition
  *    is off by at most 2^-53 of a partial sum, so n terms in any order stay
@@ -891,26 +895,27 @@ static struct faces faces_random(const struct tcase *c, uint64_t seed)
 }
 
 /* Level 0's b from the same faces on both sides; the norms of the same
- * pass. */
+ * pass (bounds at the top). */
 static void check_pot_rhs(struct tcase *c)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct west_mg d = be_hierarchy(c, &dk);
 	struct faces f = faces_random(c, 201), df = be_faces(c, &f);
 	double hn[2], dn[2] = { NAN, NAN }, plain[2] = { NAN, NAN };
+	double rtol = 2.0 * (double)c->nc * 0x1p-53;
 
 	cr_assert_eq(west_pot_rhs_cpu(&c->kg, &c->h.lv[0], f.u, f.v, f.w, hn), WEST_OK);
 	launched("pot_rhs", be.k->pot_rhs(&dk, &d.lv[0], df.u, df.v, df.w, dn));
 	expect_same_block(c, &d, "pot_rhs");
-	/* the max exact, the sum to rounding, and both those of the norms
-	 * kernel on the same backend */
 	launched("norms", be.k->norms(&dk, df.u, df.v, df.w, plain));
 	cr_expect_eq(dn[0], hn[0], "%s: max |D|: got %.17g, cpu %.17g", context, dn[0], hn[0]);
 	cr_expect_leq(fabs(dn[1] - hn[1]), 1e-12 * hn[1], "%s: sum D^2: got %.17g, cpu %.17g",
 		      context, dn[1], hn[1]);
-	cr_expect_eq(dn[0], plain[0], "%s: max |D| of pot_rhs and norms", context);
-	cr_expect_eq(dn[1], plain[1], "%s: the rhs pass and the norms kernel sum alike",
-		     context);
+	cr_expect_eq(dn[0], plain[0], "%s: max |D|: pot_rhs %.17g, norms %.17g", context, dn[0],
+		     plain[0]);
+	cr_expect_leq(fabs(dn[1] - plain[1]), rtol * plain[1],
+		      "%s: sum D^2: pot_rhs %.17g, norms %.17g (rtol %.3g)", context, dn[1],
+		      plain[1], rtol);
 }
 
 /* u += alpha T grad e (level 0's e) on the same faces: the faces bit for
