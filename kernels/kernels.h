@@ -9,8 +9,9 @@
  * returns without synchronizing; a failure is logged with the CUDA error
  * string and returned as WEST_ERR_CUDA.  The exceptions are the launchers
  * that return numbers in host memory and so wait for them:
- * west_divergence_norms_cuda, west_pot_rhs_cuda and west_pot_dot_cuda.  Tests compare each launcher with its reference
- * element by element.
+ * west_divergence_norms_cuda, west_pot_rhs_cuda and west_pot_dot_cuda.
+ * tests/test_backends.c compares each launcher with its reference element
+ * by element, through the backends' kernel tables (src/model.h).
  *
  * Arithmetic: the CPU references are built with -ffp-contract=off and the
  * kernels with nvcc --fmad=false, so both round every operation in the

@@ -43,6 +43,9 @@ struct west_backend {
 	void (*describe)(void *state, char *buf, size_t len);
 	/* Bytes this state holds in device memory (0 for the CPU). */
 	size_t (*device_bytes)(void *state);
+	/* Its kernels and memory operations (model.h), for callers that run
+	 * kernels themselves: tests/test_backends.c. */
+	const struct west_kernel_ops *kernels;
 };
 
 extern const struct west_backend west_backend_cpu;

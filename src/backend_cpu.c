@@ -4,11 +4,11 @@
  * Host memory is its device: upload_terrain keeps a pointer to the caller's
  * grid, which must outlive the state (or be re-uploaded), and builds the
  * level arrays of the kernels' grid view.  run allocates the per-station
- * arrays (a few kB) and runs the driver (model.c) over the plain-C
- * references in kernels/, parallel with OpenMP, writing into the caller's
- * field directly.  The potential solvers' hierarchy (multigrid.h) is built
- * by the first run that needs it and again when eta changes or a new
- * terrain comes.
+ * arrays (a few kB) and runs the driver (model.c) over west_kernels_cpu
+ * (defined here), the plain-C references in kernels/, parallel with
+ * OpenMP, writing into the caller's field directly.  The potential
+ * solvers' hierarchy (multigrid.h) is built by the first run that needs it
+ * and again when eta changes or a new terrain comes.
  */
 #include "backend.h"
 
@@ -23,6 +23,68 @@ struct cpu_state {
 	const struct west_grid *grid;
 	struct west_levels levels;
 	struct west_mg mg;           /* built for the grid, or nlevels 0 */
+};
+
+/* Host memory, the kernel table's memory operations on the CPU (model.h). */
+static enum west_status cpu_alloc(void **p, size_t bytes, char *err, size_t errlen)
+{
+	if (!(*p = malloc(bytes)))
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "cpu: %zu bytes of memory: out of memory",
+				 bytes);
+	return WEST_OK;
+}
+
+static enum west_status cpu_copy(void *dst, const void *src, size_t bytes, char *err,
+				 size_t errlen)
+{
+	(void)err, (void)errlen;
+	memcpy(dst, src, bytes);
+	return WEST_OK;
+}
+
+static enum west_status cpu_fill(void *dst, int byte, size_t bytes, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	memset(dst, byte, bytes);
+	return WEST_OK;
+}
+
+static enum west_status cpu_release(void *p, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	free(p);
+	return WEST_OK;
+}
+
+/* The CPU references (kernels.h), the table the driver runs here and the
+ * reference every other backend's table is tested against. */
+const struct west_kernel_ops west_kernels_cpu = {
+	.backend = "cpu",
+	.stability = west_stability_cpu,
+	.extrapolate = west_extrapolate_cpu,
+	.initialize = west_initialize_cpu,
+	.land = west_land_cpu,
+	.interpolate = west_interpolate_cpu,
+	.speed_zero = west_speed_zero_cpu,
+	.transparency = west_transparency_cpu,
+	.sweep = west_divmin_sweep_cpu,
+	.norms = west_divergence_norms_cpu,
+	.divremoval = west_divremoval_cpu,
+	.pot_rhs = west_pot_rhs_cpu,
+	.pot_apply = west_pot_apply_cpu,
+	.pot_smooth = west_pot_smooth_cpu,
+	.pot_restrict = west_pot_restrict_cpu,
+	.pot_prolong = west_pot_prolong_cpu,
+	.pot_coarse = west_pot_coarse_cpu,
+	.pot_matvec = west_pot_matvec_cpu,
+	.pot_dot = west_pot_dot_cpu,
+	.pot_xpby = west_pot_xpby_cpu,
+	.pot_zero = west_pot_zero_cpu,
+	.alloc = cpu_alloc,
+	.upload = cpu_copy,
+	.download = cpu_copy,
+	.fill = cpu_fill,
+	.free = cpu_release,
 };
 
 static enum west_status cpu_probe(char *err, size_t errlen)
@@ -146,4 +208,5 @@ const struct west_backend west_backend_cpu = {
 	.run = cpu_run,
 	.describe = cpu_describe,
 	.device_bytes = cpu_device_bytes,
+	.kernels = &west_kernels_cpu,
 };

@@ -28,6 +28,11 @@
  * arrays grow (cudaMalloc) only when a set has more stations than any
  * before; nothing else is allocated per solve.
  *
+ * west_kernels_cuda, the table of launchers, also carries device memory
+ * (alloc, upload, download, fill, free on the calling thread's stream,
+ * each waited for), which tests use instead of CUDA runtime calls;
+ * upload_terrain and the hierarchy go up through its upload.
+ *
  * Every runtime call is checked.  A state is used by one thread at a time.
  */
 #include "backend.h"
@@ -147,13 +152,64 @@ static enum west_status cuda_sync(void)
 	return WEST_OK;
 }
 
+/*
+ * Device memory, the kernel table's memory operations (model.h): copies
+ * and fills on the calling thread's stream (cudaStreamPerThread), waited
+ * for, so each is complete and ordered after the kernels queued before it.
+ */
+static enum west_status cuda_alloc(void **p, size_t bytes, char *err, size_t errlen)
+{
+	cudaError_t e = cudaMalloc(p, bytes);
+	if (e != cudaSuccess) {
+		*p = NULL;
+		return west_fail(err, errlen, WEST_ERR_CUDA, "%zu bytes of device memory: %s",
+				 bytes, cudaGetErrorString(e));
+	}
+	return WEST_OK;
+}
+
+static enum west_status cuda_upload(void *dst, const void *src, size_t bytes, char *err,
+				    size_t errlen)
+{
+	WEST_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
+				      cudaStreamPerThread), err, errlen);
+	WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
+	return WEST_OK;
+}
+
+static enum west_status cuda_download(void *dst, const void *src, size_t bytes, char *err,
+				      size_t errlen)
+{
+	WEST_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
+				      cudaStreamPerThread), err, errlen);
+	WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
+	return WEST_OK;
+}
+
+static enum west_status cuda_fill(void *dst, int byte, size_t bytes, char *err, size_t errlen)
+{
+	WEST_CUDA_TRY(cudaMemsetAsync(dst, byte, bytes, cudaStreamPerThread), err, errlen);
+	WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
+	return WEST_OK;
+}
+
+/* Checked, unlike the teardown frees below: a test or a caller with a
+ * message buffer hears of a device error that surfaces here. */
+static enum west_status cuda_release(void *p, char *err, size_t errlen)
+{
+	WEST_CUDA_TRY(cudaFree(p), err, errlen);
+	return WEST_OK;
+}
+
 const struct west_kernel_ops west_kernels_cuda = {
 	.backend = "cuda",
 	.stability = west_stability_cuda,
 	.extrapolate = west_extrapolate_cuda,
 	.initialize = west_initialize_cuda,
+	.land = west_land_cuda,
 	.interpolate = west_interpolate_cuda,
 	.speed_zero = west_speed_zero_cuda,
+	.transparency = west_transparency_cuda,
 	.sweep = west_divmin_sweep_cuda,
 	.norms = west_divergence_norms_cuda,
 	.divremoval = west_divremoval_cuda,
@@ -168,6 +224,11 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.pot_xpby = west_pot_xpby_cuda,
 	.pot_zero = west_pot_zero_cuda,
 	.sync = cuda_sync,
+	.alloc = cuda_alloc,
+	.upload = cuda_upload,
+	.download = cuda_download,
+	.fill = cuda_fill,
+	.free = cuda_release,
 };
 
 /* -------------------------------------------------------------- state */
@@ -231,24 +292,15 @@ static void cuda_free(void *state)
 
 /* ------------------------------------------------------------ terrain */
 
+/* *(void **)dst = bytes of device memory for `what`, counted in s->bytes. */
 static enum west_status dev_alloc(struct cuda_state *s, void *dst, size_t bytes,
 				  const char *what, char *err, size_t errlen)
 {
-	cudaError_t e = cudaMalloc((void **)dst, bytes);
-	if (e != cudaSuccess)
-		return west_fail(err, errlen, WEST_ERR_CUDA,
-				 "cuda backend: %s: %zu bytes of device memory: %s", what,
-				 bytes, cudaGetErrorString(e));
+	char why[WEST_ERRLEN];
+	enum west_status st = cuda_alloc((void **)dst, bytes, why, sizeof why);
+	if (st)
+		return west_fail(err, errlen, st, "cuda backend: %s: %s", what, why);
 	s->bytes += bytes;
-	return WEST_OK;
-}
-
-static enum west_status h2d(void *dst, const void *src, size_t bytes, char *err,
-			    size_t errlen)
-{
-	WEST_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
-				      cudaStreamPerThread), err, errlen);
-	WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
 	return WEST_OK;
 }
 
@@ -289,13 +341,14 @@ static enum west_status fill_grid(struct cuda_state *s, const struct west_grid *
 	if (!st && !zcalt)
 		st = west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
 	if (!st) {
+		size_t cols = g->nx * g->ny * sizeof(float), lev = g->nz * sizeof(float);
 		west_grid_land_altitudes(g, zcalt);
-		if ((st = h2d(s->d.terrain, g->terrain, g->nx * g->ny * sizeof(float), err, errlen)) ||
-		    (st = h2d(s->d.zcalt, zcalt, g->nz * sizeof *zcalt, err, errlen)) ||
-		    (st = h2d(s->d.ground, l.ground, g->nx * g->ny * sizeof(float), err, errlen)) ||
-		    (st = h2d(s->d.zc, l.zc, g->nz * sizeof(float), err, errlen)) ||
-		    (st = h2d(s->d.rdz, l.rdz, g->nz * sizeof(float), err, errlen)) ||
-		    (st = h2d(s->d.rdzf, l.rdzf, (g->nz + 1) * sizeof(float), err, errlen)))
+		if ((st = cuda_upload(s->d.terrain, g->terrain, cols, err, errlen)) ||
+		    (st = cuda_upload(s->d.zcalt, zcalt, g->nz * sizeof *zcalt, err, errlen)) ||
+		    (st = cuda_upload(s->d.ground, l.ground, cols, err, errlen)) ||
+		    (st = cuda_upload(s->d.zc, l.zc, lev, err, errlen)) ||
+		    (st = cuda_upload(s->d.rdz, l.rdz, lev, err, errlen)) ||
+		    (st = cuda_upload(s->d.rdzf, l.rdzf, lev + sizeof(float), err, errlen)))
 			goto out;
 		t0 = now_seconds();
 		if ((st = west_land_cuda(g->nx, g->ny, g->nz, s->d.terrain, s->d.zcalt,
@@ -372,7 +425,7 @@ static enum west_status cuda_hierarchy(struct cuda_state *s, const struct west_s
 	if ((st = west_mg_build(&host, s->grid, o->eta, err, errlen)))
 		return st;
 	if (!(st = dev_alloc(s, &dev, host.bytes, "multigrid hierarchy", err, errlen)) &&
-	    (st = h2d(dev, host.base, host.bytes, err, errlen))) {
+	    (st = cuda_upload(dev, host.base, host.bytes, err, errlen))) {
 		cudaFree(dev);
 		s->bytes -= host.bytes;
 	}
@@ -566,4 +619,5 @@ const struct west_backend west_backend_cuda = {
 	.run = cuda_run,
 	.describe = cuda_describe,
 	.device_bytes = cuda_device_bytes,
+	.kernels = &west_kernels_cuda,
 };

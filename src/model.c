@@ -1,7 +1,9 @@
 /*
  * model.c: the WEST model driver (model.h): station preparation, the level
- * arrays of the kernels' grid view, and the step sequence with its report;
- * step 8's solvers and their convergence test are in solvers.c.
+ * arrays of the kernels' grid view, and the step sequence with its report,
+ * over a backend's kernel table (the tables are in backend_cpu.c and
+ * backend_cuda.c); step 8's solvers and their convergence test are in
+ * solvers.c.
  */
 #include "model.h"
 #include "model_internal.h"
@@ -11,28 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-const struct west_kernel_ops west_kernels_cpu = {
-	.backend = "cpu",
-	.stability = west_stability_cpu,
-	.extrapolate = west_extrapolate_cpu,
-	.initialize = west_initialize_cpu,
-	.interpolate = west_interpolate_cpu,
-	.speed_zero = west_speed_zero_cpu,
-	.sweep = west_divmin_sweep_cpu,
-	.norms = west_divergence_norms_cpu,
-	.divremoval = west_divremoval_cpu,
-	.pot_rhs = west_pot_rhs_cpu,
-	.pot_apply = west_pot_apply_cpu,
-	.pot_smooth = west_pot_smooth_cpu,
-	.pot_restrict = west_pot_restrict_cpu,
-	.pot_prolong = west_pot_prolong_cpu,
-	.pot_coarse = west_pot_coarse_cpu,
-	.pot_matvec = west_pot_matvec_cpu,
-	.pot_dot = west_pot_dot_cpu,
-	.pot_xpby = west_pot_xpby_cpu,
-	.pot_zero = west_pot_zero_cpu,
-};
 
 void west_solve_opts_from_config(struct west_solve_opts *o,
 				 const struct west_config *c)

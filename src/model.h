@@ -59,14 +59,25 @@ const float *west_power_exponents(enum west_land_use use);
 /* Called after each step with the report so far (step_seconds[step] set). */
 typedef void (*west_progress_fn)(void *ctx, int step, const struct west_report *r);
 
-/* The kernels one backend runs (the _cpu or the _cuda set). */
+/*
+ * The kernels one backend runs, and its memory: west_kernels_cpu (the
+ * references, backend_cpu.c) or west_kernels_cuda (the launchers,
+ * backend_cuda.c).  Each kernel slot is typed by __typeof__ of its CPU
+ * reference, so a backend's kernel with another prototype does not
+ * compile.  The driver calls every kernel slot but land and transparency
+ * (steps 4 and 7 run with the terrain: grid.c, the CUDA backend's
+ * upload); tests/test_backends.c runs every slot of every built backend
+ * against the CPU reference.
+ */
 struct west_kernel_ops {
 	const char *backend;   /* the report's backend name */
 	__typeof__(west_stability_cpu) *stability;
 	__typeof__(west_extrapolate_cpu) *extrapolate;
 	__typeof__(west_initialize_cpu) *initialize;
+	__typeof__(west_land_cpu) *land;
 	__typeof__(west_interpolate_cpu) *interpolate;
 	__typeof__(west_speed_zero_cpu) *speed_zero;
+	__typeof__(west_transparency_cpu) *transparency;
 	__typeof__(west_divmin_sweep_cpu) *sweep;
 	__typeof__(west_divergence_norms_cpu) *norms;
 	__typeof__(west_divremoval_cpu) *divremoval;
@@ -83,8 +94,25 @@ struct west_kernel_ops {
 	/* Wait for the queued kernels, so that step times are true (NULL
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);
+	/*
+	 * The memory the kernels take pointers into (host memory for the
+	 * CPU, device memory for CUDA).  Each call is complete when it
+	 * returns, ordered after the kernels the calling thread queued
+	 * (CUDA: its per-thread default stream), and fails with a message
+	 * in err: alloc of bytes > 0 into *p (NULL on failure); upload
+	 * bytes from host src to backend dst; download from backend src to
+	 * host dst; fill every byte of dst with `byte`; free p (NULL is a
+	 * no-op).
+	 */
+	enum west_status (*alloc)(void **p, size_t bytes, char *err, size_t errlen);
+	enum west_status (*upload)(void *dst, const void *src, size_t bytes, char *err,
+				   size_t errlen);
+	enum west_status (*download)(void *dst, const void *src, size_t bytes, char *err,
+				     size_t errlen);
+	enum west_status (*fill)(void *dst, int byte, size_t bytes, char *err, size_t errlen);
+	enum west_status (*free)(void *p, char *err, size_t errlen);
 };
-extern const struct west_kernel_ops west_kernels_cpu;
+extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */
 #ifdef WEST_HAVE_CUDA
 extern const struct west_kernel_ops west_kernels_cuda;   /* backend_cuda.c */
 #endif

@@ -31,9 +31,11 @@ static void free_hill(void)
 Test(backend, registry)
 {
 	cr_assert_eq(west_backend_find("cpu"), &west_backend_cpu);
+	cr_assert_eq(west_backend_cpu.kernels, &west_kernels_cpu);
 	cr_assert_null(west_backend_find("gpu"));
 #ifdef WEST_HAVE_CUDA
 	cr_assert_eq(west_backend_find("cuda"), &west_backend_cuda);
+	cr_assert_eq(west_backend_cuda.kernels, &west_kernels_cuda);
 #else
 	cr_assert_null(west_backend_find("cuda"));
 #endif
@@ -96,9 +98,11 @@ static void lifecycle(const struct west_backend *be, size_t want_bytes,
 	char err[WEST_ERRLEN], desc[256];
 	cr_assert_eq(be->init(&state, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(be->upload_terrain(state, &grid, err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(be->device_bytes(state), want_bytes);
+	cr_assert_eq(be->device_bytes(state), want_bytes, "%s: %zu device bytes, want %zu",
+		     be->name, be->device_bytes(state), want_bytes);
 	cr_assert_eq(be->upload_terrain(state, &grid, err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(be->device_bytes(state), want_bytes);
+	cr_assert_eq(be->device_bytes(state), want_bytes, "%s: %zu device bytes after a reload, want %zu",
+		     be->name, be->device_bytes(state), want_bytes);
 	be->describe(state, desc, sizeof desc);
 	cr_assert(strstr(desc, want_desc) != NULL, "describe: %s", desc);
 	be->free(state);
@@ -113,11 +117,12 @@ Test(backend, cuda_lifecycle, .init = load_hill, .fini = free_hill)
 {
 	gpu_skip_unless_usable();
 #ifdef WEST_HAVE_CUDA
-	/* resident: terrain and classes per column; levels (zc, rdz, rdzf,
-	 * and the centre altitudes in double); the land mask; TX, TY, TZ and
-	 * the field's u, v, w (the station arrays come with the first run) */
+	/* resident: terrain altitude, ground height above the base and class
+	 * per column (9 B, backend_cuda.c); levels (zc, rdz, rdzf, and the
+	 * centre altitudes in double); the land mask; TX, TY, TZ and the
+	 * field's u, v, w (the station arrays come with the first run) */
 	size_t cols = grid.nx * grid.ny, nz = grid.nz;
-	size_t want = cols * (sizeof(float) + 1) +
+	size_t want = cols * (2 * sizeof(float) + 1) +
 		(3 * nz + 1) * sizeof(float) + nz * sizeof(double) +
 		west_grid_ncells(&grid) +
 		2 * (west_grid_nxfaces(&grid) + west_grid_nyfaces(&grid) +

@@ -8,8 +8,8 @@
  * tests on the CUDA backend: fix_solve then solves there, skipping with the
  * reason where no usable GPU is present.  The one test that exercises the
  * CPU driver's sweep directly (velocity form = potential form) is compiled
- * out there: its GPU counterpart is test_cuda.c, where the CUDA sweep must
- * equal the CPU sweep bit for bit, so the CPU result carries over.
+ * out there: its GPU counterpart is test_backends.c, where the CUDA sweep
+ * must equal the CPU sweep bit for bit, so the CPU result carries over.
  */
 #include "model_fixture.h"
 #include "query.h"
@@ -302,7 +302,7 @@ EVERY_SOLVER(gaussian_hill)
 	west_grid_free(&g);
 }
 
-#ifndef FIX_CUDA   /* the CPU sweep; test_cuda.c ties the CUDA sweep to it */
+#ifndef FIX_CUDA   /* the CPU sweep; test_backends.c ties the CUDA sweep to it */
 
 /* ------------------------------------------------- the potential form */
 

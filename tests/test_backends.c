@@ -1,0 +1,1033 @@
+/*
+ * test_backends.c: every kernel of every built backend against the CPU
+ * reference, in the manner of ggml's test-backend-ops.  A backend's kernel
+ * table (struct west_kernel_ops, src/model.h: west_backend_find(name)->
+ * kernels) runs each kernel on the backend's own memory, reached through
+ * the table's memory operations alone (no CUDA runtime call here), and its
+ * outputs are compared element by element with the west_<op>_cpu
+ * reference (kernels/kernels.h) called directly on host copies of the same
+ * inputs.  Each Criterion test is <backend>::<case>.
+ *
+ * Backends: BACKENDS below, by registry name (src/backend.c).  cpu is the
+ * reference itself: its cases compare its table with direct calls of the
+ * same functions, trivially equal, but they run this harness (allocation,
+ * poisoning, copies, comparisons) in every build, so a fault in it shows
+ * without a GPU.  Every other backend is a real comparison; one that is
+ * not built or not usable here skips each case with the reason
+ * ("cuda backend test skipped: no CUDA device: ...").
+ *
+ * Cases: KERNEL_CASES below, one per kernel slot of the table (the sweep
+ * twice, xpby and zero together) and one for the memory operations.  Each
+ * runs on the three hills of backend_fixture.h (37 x 29 columns of 40 m
+ * with a 90 m Gaussian hill and land: 11 levels of 15 m with cut cells, 10
+ * stretched levels with cut cells, 11 levels of 15 m with staircase faces)
+ * and 5 stations of mixed classes, one exactly on the centre of an x-face
+ * and one exactly on a column centre (the IDW "at" branch).
+ *
+ * Inputs, steps: each step's inputs are the CPU's outputs of the step
+ * before (uploaded), so every step is checked on its own.  Every output
+ * buffer is filled with 0xFF bytes before the kernel runs (NaN as a float,
+ * 255 as a byte), so an element the kernel does not write fails; in-place
+ * kernels get the same input on both sides.  Two inputs are made here:
+ * speed zero gets a w without zeros (the initialized w is all 0 and would
+ * hide an unzeroed face), and divergence removal (from the CPU's field
+ * after 25 iterations) gets a w that is NaN on every face it computes and
+ * 0 on the faces touching land or the ground, which must stay 0.
+ *
+ * Inputs, potential kernels: each hill's hierarchy is built on the host
+ * (west_mg_build; eta 0.7 on the cut-cell hills, 5 on the staircase one,
+ * which coarsens another way); every e and b of every level, and the
+ * conjugate-gradient vectors p and q, get deterministic pseudo-random
+ * values on the cells (0 on the slots without a cell), and the whole block
+ * goes to the backend in one upload (west_mg_rebase points a second struct
+ * west_mg into it).  Each kernel runs on the backend's copy and its
+ * reference on the host's, and the whole block comes back and must equal
+ * the host's byte for byte: the outputs, and every array the operation
+ * must not touch.  Within a case the operations are chained (each starts
+ * from the state the last one left, equal on both sides), and a mismatch
+ * names the array and element.
+ *
+ * Bounds, |cpu - backend| <= atol + rtol |cpu|.  The CPU references are
+ * built with -ffp-contract=off and the CUDA kernels with --fmad=false, and
+ * both evaluate the per-element bodies of kernel_util.h and
+ * potential_util.h: every operation is IEEE binary32 round-to-nearest,
+ * division correctly rounded, in the same order on both sides, and no two
+ * cells of one colour share a face, so the order of the cells within a
+ * pass does not matter (kernels.h).  What is left: the libraries' powf,
+ * sinf and cosf (a few ulp), and sums of many terms in another order.
+ *  - stability, land, transparency, speed zero: exact.  Classes and masks
+ *    are integers from identical arithmetic (land from zcalt in double by
+ *    grid.c's west_grid_land_altitudes; on the cut-cell hills the
+ *    thresholds of cut faces, and equal to the grid's own mask and
+ *    transparencies as well; the cut faces' fractions are the same float
+ *    arithmetic); speed zero multiplies each face by its transparency.
+ *  - extrapolate: exact.  pst[s] = pexp[class]: a table look-up.
+ *  - initialize: station components within rtol 1e-5, atol 1e-6 m/s (one
+ *    ulp of an 8 m/s speed: a component near 0, wind from 180 or 270
+ *    degrees, has no relative accuracy to speak of), because of sinf and
+ *    cosf; w exactly 0.
+ *  - interpolate: the same bound, because of powf (the station profiles).
+ *  - divergence norms: max |D| exact (each D in float in the same order,
+ *    |D| exact); the sum of D^2 within 2 n 2^-53 of it (n cells): each D^2
+ *    of a float D is exact in double, only the order of the n additions
+ *    differs, and recursive summation of n non-negative terms is within
+ *    (n - 1) 2^-53 of the sum in any order.  On the step 6 field and after
+ *    25 iterations.
+ *  - divergence removal: rtol 1e-5, atol nz * 1e-6 m/s: w is integrated up
+ *    the column, and a kernel that sums in another order (a scan) may round
+ *    each of the nz additions differently, by up to an ulp of a partial
+ *    sum (< 1e-6 m/s below 8 m/s).
+ *  - the red-black sweep: bit for bit after 25 iterations, masked and
+ *    compact, omega 1.25 eta 1 and omega 1.78 eta 0.5; masked and compact
+ *    must also agree bit for bit on the backend.
+ *  - pot_smooth (levels 0, 1 and the coarsest, both colours, omega 1 and
+ *    1.6), pot_restrict (every level to the next), pot_prolong (every level
+ *    back), pot_coarse (the coarsest level with the hierarchy's sweeps, and
+ *    level 1, more slots than the GPU's one block has threads, with 3),
+ *    pot_matvec (p to q on level 0, e to b on the others), pot_apply (the
+ *    faces, and the block untouched), pot_xpby and pot_zero: the block bit
+ *    for bit.
+ *  - pot_rhs: the block bit for bit; its norms as the divergence norms'
+ *    (max exact, the sum within 1e-12, well above 2 n 2^-53 at n ~ 10^4);
+ *    and against the norms kernel's on the same backend, max exact and
+ *    the sum within 2 n 2^-53 as above.  (The CUDA kernels reduce both in
+ *    one fixed order and agree exactly; the CPU's OpenMP loops split the
+ *    two sums among their threads differently: on 16 threads the sums
+ *    differed in the last bits.)
+ *  - pot_dot: within 1e-12 of sum |x_i y_i|.  It sums in double in another
+ *    order: each product of two floats is exact in double and each addition
+ *    is off by at most 2^-53 of a partial sum, so n terms in any order stay
+ *    within n 2^-53 sum |x y| (1.2e-10 at 2^20 terms); the errors of random
+ *    sign grow as sqrt(n) 2^-53 (1.1e-13 at 2^20), which 1e-12 holds with a
+ *    factor 9; one lost element or block moves the sum by ~1e-6 of it or
+ *    more.  p.q and e.b of level 0 (a few thousand elements), and 2^20 + 3
+ *    elements (more than the GPU's grid-stride reduction has threads).
+ *  - memory: what goes up comes down unchanged; a fill sets every byte.
+ *
+ * Adding a backend: its name in BACKENDS.  Adding a kernel: its slot in
+ * the table (model.h), a check_<name> function here and X(be, <name>) in
+ * KERNEL_CASES (docs/design.md section 11).
+ *
+ * Every case frees what it allocated, host and backend, through the
+ * table's free, checked (compute-sanitizer's leak check may run this).
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "backend_fixture.h"
+#include "kernel_util.h"
+#include "kernels.h"
+#include "multigrid.h"
+
+#define RTOL 1e-5        /* fp32 pointwise steps (docs/design.md section 4) */
+#define ATOL_V 1e-6      /* m/s: one ulp of 8 m/s */
+#define NSWEEP 25        /* red-black iterations of the sweep cases */
+
+/* The hierarchy's eta on each hill (backend_fixture.h's order). */
+static const double hill_eta[NHILLS] = { 0.7, 0.7, 5.0 };
+
+/* ---- the backend under test, its memory and the host's ------------------- */
+
+static struct {
+	const char *name;
+	const struct west_kernel_ops *k;
+	void *p[128];      /* its allocations in the running case */
+	size_t n;
+} be;
+
+static struct {
+	void *p[256];
+	size_t n;
+} hpool;
+
+/* The backend `name`, or skip the test saying why it cannot run here. */
+static void use_backend(const char *name)
+{
+	char why[WEST_ERRLEN] = "";
+
+	if (west_backend_probe(name, why, sizeof why) != WEST_OK)
+		cr_skip_test("%s backend test skipped: %s", name, why);
+	be.name = name;
+	be.k = west_backend_find(name)->kernels;
+	cr_assert_not_null(be.k, "the %s backend has no kernel table", name);
+}
+
+/* A new host buffer, 0xFF in every byte (so a download that writes
+ * nothing shows). */
+static void *hbuf(size_t bytes)
+{
+	void *p = malloc(bytes ? bytes : 1);
+	cr_assert_not_null(p, "malloc(%zu)", bytes);
+	cr_assert_lt(hpool.n, sizeof hpool.p / sizeof hpool.p[0], "host pool full");
+	hpool.p[hpool.n++] = p;
+	return memset(p, 0xFF, bytes);
+}
+
+static void *hdup(const void *src, size_t bytes)
+{
+	return memcpy(hbuf(bytes), src, bytes);
+}
+
+/* A memory operation's status, with its message. */
+static void mem_ok(enum west_status st, const char *op, const char *err)
+{
+	cr_assert_eq(st, WEST_OK, "%s: %s: %s: %s", context, op, west_status_str(st), err);
+}
+
+/* A new buffer in the backend's memory, 0xFF in every byte: NaN as a
+ * float, 255 as a byte. */
+static void *be_alloc(size_t bytes)
+{
+	char err[WEST_ERRLEN] = "";
+	void *p = NULL;
+
+	cr_assert_lt(be.n, sizeof be.p / sizeof be.p[0], "backend pool full");
+	mem_ok(be.k->alloc(&p, bytes, err, sizeof err), "alloc", err);
+	be.p[be.n++] = p;
+	mem_ok(be.k->fill(p, 0xFF, bytes, err, sizeof err), "fill", err);
+	return p;
+}
+
+static void *be_upload(const void *host, size_t bytes)
+{
+	char err[WEST_ERRLEN] = "";
+	void *p = be_alloc(bytes);
+
+	mem_ok(be.k->upload(p, host, bytes, err, sizeof err), "upload", err);
+	return p;
+}
+
+static void be_download(void *host, const void *p, size_t bytes)
+{
+	char err[WEST_ERRLEN] = "";
+	mem_ok(be.k->download(host, p, bytes, err, sizeof err), "download", err);
+}
+
+/* A kernel's status, then the backend's once its queued work has run. */
+static void launched(const char *what, enum west_status st)
+{
+	cr_assert_eq(st, WEST_OK, "%s: %s: %s", context, what, west_status_str(st));
+	if (be.k->sync)
+		cr_assert_eq(be.k->sync(), WEST_OK, "%s: %s: the backend failed after it (its log has why)",
+			     context, what);
+}
+
+static void free_all(void)
+{
+	char err[WEST_ERRLEN] = "";
+
+	for (size_t i = 0; i < be.n; i++)
+		cr_expect_eq(be.k->free(be.p[i], err, sizeof err), WEST_OK, "%s: free: %s",
+			     context, err);
+	for (size_t i = 0; i < hpool.n; i++)
+		free(hpool.p[i]);
+	be.n = hpool.n = 0;
+}
+
+/* ---- the case: a hill, the CPU's chain of steps, a hierarchy --------------- */
+
+/* Face velocities (or transparencies) in host memory. */
+struct faces {
+	float *u, *v, *w;
+};
+
+/*
+ * A hill with stations, the kernels' host view of it, the CPU's output of
+ * every step (each step's input for the kernel under test), and the
+ * hierarchy on the host with random vectors.
+ */
+struct tcase {
+	const char *name;
+	struct west_grid g;
+	struct west_levels lv;
+	struct west_kgrid kg;
+	struct west_obs_set obs;
+	struct west_kstation st[NST];
+	float stab[NST];
+	const float *pexp;
+	size_t ns, ncol, nc, nxf, nyf, nzf;
+	double *zcalt;              /* level-centre altitudes (m), as grid.c */
+	unsigned char *cls, *land;  /* steps 1 and 4 */
+	float *pst;                 /* step 2 */
+	float *us, *vs, *w0;        /* step 3 */
+	float *ui, *vi;             /* step 5 */
+	float *u, *v, *w;           /* step 6: the sweep's start */
+	float *tx, *ty, *tz;        /* step 7 */
+	struct west_mg h;           /* the hierarchy, random e, b, p, q */
+};
+
+/* The stations on their points, as the kernels compute those points. */
+static void check_at_stations(const struct tcase *c)
+{
+	float xf = (float)10 * c->kg.dx, yc = ((float)7 + 0.5f) * c->kg.dy;
+	float xc = ((float)25 + 0.5f) * c->kg.dx, yc2 = ((float)5 + 0.5f) * c->kg.dy;
+
+	cr_assert(c->st[ST_FACE].x == xf && c->st[ST_FACE].y == yc,
+		  "station face at %.9g %.9g, x-face centre %.9g %.9g",
+		  (double)c->st[ST_FACE].x, (double)c->st[ST_FACE].y, (double)xf, (double)yc);
+	cr_assert(c->st[ST_COL].x == xc && c->st[ST_COL].y == yc2,
+		  "station col at %.9g %.9g, column centre %.9g %.9g",
+		  (double)c->st[ST_COL].x, (double)c->st[ST_COL].y, (double)xc, (double)yc2);
+}
+
+/* Steps 1-7 on the CPU: every intermediate kept. */
+static void cpu_chain(struct tcase *c)
+{
+	const struct west_kgrid *kg = &c->kg;
+	size_t pb = c->ns * sizeof(float);
+
+	c->cls = hbuf(c->ncol);
+	c->pst = hbuf(pb);
+	c->us = hbuf(pb);
+	c->vs = hbuf(pb);
+	c->w0 = hbuf(c->nzf * sizeof(float));
+	c->zcalt = hbuf(c->g.nz * sizeof(double));
+	c->land = hbuf(c->nc);
+	c->ui = hbuf(c->nxf * sizeof(float));
+	c->vi = hbuf(c->nyf * sizeof(float));
+	c->tx = hbuf(c->nxf * sizeof(float));
+	c->ty = hbuf(c->nyf * sizeof(float));
+	c->tz = hbuf(c->nzf * sizeof(float));
+	west_grid_land_altitudes(&c->g, c->zcalt);   /* grid.c's own rule */
+	cr_assert_eq(west_stability_cpu(kg, c->ns, c->st, c->stab, c->cls), WEST_OK);
+	cr_assert_eq(west_extrapolate_cpu(kg, c->ns, c->st, c->cls, c->pexp, c->pst), WEST_OK);
+	cr_assert_eq(west_initialize_cpu(kg, c->ns, c->st, c->us, c->vs, c->w0), WEST_OK);
+	cr_assert_eq(west_land_cpu(kg->nx, kg->ny, kg->nz, c->g.terrain, c->zcalt, c->land), WEST_OK);
+	cr_assert_eq(west_interpolate_cpu(kg, c->ns, c->st, c->pst, c->us, c->vs, c->ui, c->vi), WEST_OK);
+	c->u = hdup(c->ui, c->nxf * sizeof(float));
+	c->v = hdup(c->vi, c->nyf * sizeof(float));
+	c->w = hdup(c->w0, c->nzf * sizeof(float));
+	cr_assert_eq(west_speed_zero_cpu(kg, c->u, c->v, c->w), WEST_OK);
+	cr_assert_eq(west_transparency_cpu(kg, c->g.cut, c->tx, c->ty, c->tz), WEST_OK);
+}
+
+/* Uniform in [-1, 1) (xorshift64*). */
+static double rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return (double)((*s * 0x2545F4914F6CDD1DULL) >> 11) * 0x1p-52 - 1.0;
+}
+
+/* Cell (i, j, k)'s slot in a level's per-colour arrays (kernels.h). */
+static size_t slot(const struct west_plevel *l, size_t i, size_t j, size_t k)
+{
+	return ((i + j + k) & 1) * l->ncol + (i >> 1) + l->hx * (j + l->ny * k);
+}
+
+/* x = scale * random on l's cells, 0 on the slots without a cell. */
+static void fill_level(const struct west_plevel *l, float *x, uint64_t seed, double scale)
+{
+	uint64_t s = seed;
+	memset(x, 0, 2 * l->ncol * sizeof *x);
+	for (size_t k = 0; k < l->nz; k++)
+		for (size_t j = 0; j < l->ny; j++)
+			for (size_t i = 0; i < l->nx; i++)
+				x[slot(l, i, j, k)] = (float)(scale * rnd(&s));
+}
+
+/* Random e, b on every level and p, q on level 0's layout. */
+static void fill_block(struct west_mg *h)
+{
+	for (int L = 0; L < h->nlevels; L++) {
+		const struct west_plevel *l = &h->lv[L];
+		fill_level(l, l->e, 101 + 2 * (uint64_t)L, 20.0);
+		fill_level(l, l->b, 102 + 2 * (uint64_t)L, 1000.0);
+	}
+	fill_level(&h->lv[0], h->p, 7, 10.0);
+	fill_level(&h->lv[0], h->q, 8, 10.0);
+}
+
+static void case_init(struct tcase *c, int which)
+{
+	static char ctx[160];
+	char err[WEST_ERRLEN] = "";
+
+	memset(c, 0, sizeof *c);
+	c->name = hill_grid(&c->g, which);
+	snprintf(ctx, sizeof ctx, "%s backend, %s", be.name, c->name);
+	context = ctx;
+	cr_assert_eq(west_levels_init(&c->lv, &c->g, err, sizeof err), WEST_OK, "%s", err);
+	west_kgrid_init(&c->kg, &c->g, &c->lv);
+	five_stations(&c->obs);
+	c->ns = c->obs.n;
+	west_model_stations(&c->g, &c->obs, WEST_LAND_RURAL, c->st, c->stab);
+	check_at_stations(c);
+	c->pexp = west_power_exponents(WEST_LAND_RURAL);
+	c->ncol = c->g.nx * c->g.ny;
+	c->nc = west_grid_ncells(&c->g);
+	c->nxf = west_grid_nxfaces(&c->g);
+	c->nyf = west_grid_nyfaces(&c->g);
+	c->nzf = west_grid_nzfaces(&c->g);
+	cpu_chain(c);
+	cr_assert_eq(west_mg_build(&c->h, &c->g, hill_eta[which], err, sizeof err), WEST_OK,
+		     "%s", err);
+	cr_assert_geq(c->h.nlevels, 3, "%s: a few levels", context);
+	fill_block(&c->h);
+}
+
+static void case_free(struct tcase *c)
+{
+	west_mg_free(&c->h);
+	west_obs_set_free(&c->obs);
+	west_levels_free(&c->lv);
+	west_grid_free(&c->g);
+}
+
+/* check() on every hill with backend `name`, freeing everything after each. */
+static void run_case(const char *name, void (*check)(struct tcase *c))
+{
+	use_backend(name);
+	for (int which = 0; which < NHILLS; which++) {
+		struct tcase c;
+		case_init(&c, which);
+		check(&c);
+		case_free(&c);
+		free_all();
+	}
+}
+
+/* ---- the case's arrays in the backend's memory ------------------------------ */
+
+/* The kernels' grid view with its arrays in the backend's memory. */
+static struct west_kgrid be_kgrid(const struct tcase *c)
+{
+	struct west_kgrid d = c->kg;
+	size_t nz = c->kg.nz;
+
+	d.zc = be_upload(c->kg.zc, nz * sizeof(float));
+	d.rdz = be_upload(c->kg.rdz, nz * sizeof(float));
+	d.rdzf = be_upload(c->kg.rdzf, (nz + 1) * sizeof(float));
+	d.ground = be_upload(c->kg.ground, c->ncol * sizeof(float));
+	d.land = be_upload(c->kg.land, c->nc);
+	d.tx = be_upload(c->kg.tx, c->nxf * sizeof(float));
+	d.ty = be_upload(c->kg.ty, c->nyf * sizeof(float));
+	d.tz = be_upload(c->kg.tz, c->nzf * sizeof(float));
+	return d;
+}
+
+static const struct west_kstation *be_stations(const struct tcase *c)
+{
+	return be_upload(c->st, c->ns * sizeof c->st[0]);
+}
+
+/* The hierarchy in the backend's memory: the host block in one upload,
+ * level 0's tx and ty (not in the block) at dk's. */
+static struct west_mg be_hierarchy(const struct tcase *c, const struct west_kgrid *dk)
+{
+	struct west_mg d;
+
+	west_mg_rebase(&d, &c->h, be_upload(c->h.base, c->h.bytes));
+	d.lv[0].tx = dk->tx, d.lv[0].ty = dk->ty;
+	return d;
+}
+
+/* Faces in the backend's memory, and back. */
+static struct faces be_faces(const struct tcase *c, const struct faces *f)
+{
+	return (struct faces){ be_upload(f->u, c->nxf * sizeof(float)),
+			       be_upload(f->v, c->nyf * sizeof(float)),
+			       be_upload(f->w, c->nzf * sizeof(float)) };
+}
+
+static struct faces be_faces_get(const struct tcase *c, const struct faces *d)
+{
+	struct faces f = { hbuf(c->nxf * sizeof(float)), hbuf(c->nyf * sizeof(float)),
+			   hbuf(c->nzf * sizeof(float)) };
+	be_download(f.u, d->u, c->nxf * sizeof(float));
+	be_download(f.v, d->v, c->nyf * sizeof(float));
+	be_download(f.w, d->w, c->nzf * sizeof(float));
+	return f;
+}
+
+/* A copy of faces (u, v, w) on the host, in the case's pool. */
+static struct faces faces_dup(const struct tcase *c, const float *u, const float *v,
+			      const float *w)
+{
+	return (struct faces){
+		hdup(u, c->nxf * sizeof(float)), hdup(v, c->nyf * sizeof(float)),
+		hdup(w, c->nzf * sizeof(float)),
+	};
+}
+
+static void expect_same_faces(const struct tcase *c, const char *what,
+			      const struct faces *a, const struct faces *b)
+{
+	char name[96];
+	snprintf(name, sizeof name, "%s, u", what);
+	expect_identical(name, a->u, b->u, c->nxf, sizeof(float));
+	snprintf(name, sizeof name, "%s, v", what);
+	expect_identical(name, a->v, b->v, c->nyf, sizeof(float));
+	snprintf(name, sizeof name, "%s, w", what);
+	expect_identical(name, a->w, b->w, c->nzf, sizeof(float));
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+
+/* The step 6 u faces up and down again; a fill of all but their first
+ * and last bytes, at an odd address; a part downloaded; free(NULL). */
+static void check_memory(struct tcase *c)
+{
+	size_t n = c->nxf * sizeof(float);
+	unsigned char *d = be_upload(c->u, n), *got = hbuf(n), *ref = hdup(c->u, n);
+	unsigned char *part = hbuf(n - 2);
+	char err[WEST_ERRLEN] = "";
+
+	be_download(got, d, n);
+	expect_identical("upload then download", ref, got, c->nxf, sizeof(float));
+	memset(ref + 1, 0x5A, n - 2);
+	mem_ok(be.k->fill(d + 1, 0x5A, n - 2, err, sizeof err), "fill", err);
+	be_download(got, d, n);
+	expect_identical("fill 0x5A, all but the first and last bytes", ref, got, n, 1);
+	be_download(part, d + 1, n - 2);
+	expect_identical("download from an odd address", ref + 1, part, n - 2, 1);
+	mem_ok(be.k->free(NULL, err, sizeof err), "free(NULL)", err);
+}
+
+/* ---- the steps, each from the CPU's output of the step before --------------- */
+
+static void check_stability(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	unsigned char *d = be_alloc(c->ncol), *got = hbuf(c->ncol);
+
+	launched("stability", be.k->stability(&dk, c->ns, be_stations(c),
+					      be_upload(c->stab, c->ns * sizeof(float)), d));
+	be_download(got, d, c->ncol);
+	expect_identical("stability classes", c->cls, got, c->ncol, 1);
+	cr_expect_eq(c->cls[5 * c->g.nx + 25], WEST_STAB_F, "the column under station col");
+}
+
+static void check_extrapolate(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	size_t pb = c->ns * sizeof(float);
+	float *d = be_alloc(pb), *got = hbuf(pb);
+
+	launched("extrapolate",
+		 be.k->extrapolate(&dk, c->ns, be_stations(c), be_upload(c->cls, c->ncol),
+				   be_upload(c->pexp, WEST_NSTAB * sizeof(float)), d));
+	be_download(got, d, pb);
+	expect_identical("profile exponents", c->pst, got, c->ns, sizeof(float));
+}
+
+static void check_initialize(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	size_t pb = c->ns * sizeof(float), wb = c->nzf * sizeof(float);
+	float *dus = be_alloc(pb), *dvs = be_alloc(pb), *dw = be_alloc(wb);
+	struct faces got = { hbuf(pb), hbuf(pb), hbuf(wb) };
+
+	launched("initialize", be.k->initialize(&dk, c->ns, be_stations(c), dus, dvs, dw));
+	be_download(got.u, dus, pb);
+	be_download(got.v, dvs, pb);
+	be_download(got.w, dw, wb);
+	expect_close("station u", c->us, got.u, c->ns, ATOL_V, RTOL);
+	expect_close("station v", c->vs, got.v, c->ns, ATOL_V, RTOL);
+	expect_close("w = 0", c->w0, got.w, c->nzf, 0, 0);
+}
+
+static void check_land(struct tcase *c)
+{
+	const struct west_grid *g = &c->g;
+	unsigned char *d = be_alloc(c->nc), *got = hbuf(c->nc);
+
+	launched("land", be.k->land(g->nx, g->ny, g->nz,
+				    be_upload(g->terrain, c->ncol * sizeof(float)),
+				    be_upload(c->zcalt, g->nz * sizeof(double)), d));
+	be_download(got, d, c->nc);
+	expect_identical("land vs the CPU", c->land, got, c->nc, 1);
+	expect_identical("land vs the grid's", g->land, got, c->nc, 1);
+}
+
+static void check_interpolate(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	size_t pb = c->ns * sizeof(float);
+	size_t xb = c->nxf * sizeof(float), yb = c->nyf * sizeof(float);
+	float *du = be_alloc(xb), *dv = be_alloc(yb), *gu = hbuf(xb), *gv = hbuf(yb);
+
+	launched("interpolate", be.k->interpolate(&dk, c->ns, be_stations(c),
+						  be_upload(c->pst, pb), be_upload(c->us, pb),
+						  be_upload(c->vs, pb), du, dv));
+	be_download(gu, du, xb);
+	be_download(gv, dv, yb);
+	expect_close("u faces", c->ui, gu, c->nxf, ATOL_V, RTOL);
+	expect_close("v faces", c->vi, gv, c->nyf, ATOL_V, RTOL);
+	for (size_t k = 0; k < c->g.nz; k++) {   /* the "at" branch was taken */
+		size_t i = west_kx(c->g.nx, c->g.ny, 10, 7, k);
+		float h = west_face_height(&c->kg, 0.5f * (c->kg.ground[7 * c->g.nx + 9] +
+							   c->kg.ground[7 * c->g.nx + 10]), k);
+		cr_expect_eq(c->ui[i], c->us[ST_FACE] * west_profile_factor(&c->st[ST_FACE],
+				c->pst[ST_FACE], h), "u at station face, level %zu", k);
+	}
+}
+
+/*
+ * In place, the same input on both sides: the CPU's interpolated faces,
+ * and a w without zeros (the initialized w is all 0 and would hide a w
+ * face the kernel does not zero).
+ */
+static void check_speed_zero(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	float *w = hbuf(c->nzf * sizeof(float));
+	struct faces ref, got, d;
+
+	for (size_t i = 0; i < c->nzf; i++)
+		w[i] = 0.25f + (float)(i % 97) * 0.125f;
+	ref = faces_dup(c, c->ui, c->vi, w);
+	d = be_faces(c, &ref);
+	cr_assert_eq(west_speed_zero_cpu(&c->kg, ref.u, ref.v, ref.w), WEST_OK);
+	launched("speed_zero", be.k->speed_zero(&dk, d.u, d.v, d.w));
+	got = be_faces_get(c, &d);
+	expect_close("u", ref.u, got.u, c->nxf, 0, 0);
+	expect_close("v", ref.v, got.v, c->nyf, 0, 0);
+	expect_close("w", ref.w, got.w, c->nzf, 0, 0);
+}
+
+static void check_transparency(struct tcase *c)
+{
+	const struct west_grid *g = &c->g;
+	struct west_kgrid dk = be_kgrid(c);
+	struct faces d = { be_alloc(c->nxf * sizeof(float)), be_alloc(c->nyf * sizeof(float)),
+			   be_alloc(c->nzf * sizeof(float)) }, got;
+
+	launched("transparency", be.k->transparency(&dk, g->cut, d.u, d.v, d.w));
+	got = be_faces_get(c, &d);
+	expect_close("tx vs the CPU", c->tx, got.u, c->nxf, 0, 0);
+	expect_close("ty vs the CPU", c->ty, got.v, c->nyf, 0, 0);
+	expect_close("tz vs the CPU", c->tz, got.w, c->nzf, 0, 0);
+	expect_close("tx vs the grid's", g->tx, got.u, c->nxf, 0, 0);
+	expect_close("ty vs the grid's", g->ty, got.v, c->nyf, 0, 0);
+	expect_close("tz vs the grid's", g->tz, got.w, c->nzf, 0, 0);
+}
+
+/* n red-black iterations (colour 0 then 1) of the CPU sweep from step 6. */
+static struct faces cpu_swept(const struct tcase *c, int n, float omega, float eta,
+			      enum west_kindexing ix)
+{
+	struct faces f = faces_dup(c, c->u, c->v, c->w);
+	for (int it = 0; it < n; it++)
+		for (int colour = 0; colour < 2; colour++)
+			cr_assert_eq(west_divmin_sweep_cpu(&c->kg, omega, eta, colour, ix,
+							   f.u, f.v, f.w), WEST_OK);
+	return f;
+}
+
+/* The same on the backend, from the same (uploaded) start. */
+static struct faces be_swept(const struct tcase *c, const struct west_kgrid *dk, int n,
+			     float omega, float eta, enum west_kindexing ix)
+{
+	struct faces start = { c->u, c->v, c->w }, d = be_faces(c, &start);
+
+	for (int it = 0; it < n; it++)
+		for (int colour = 0; colour < 2; colour++) {
+			enum west_status st = be.k->sweep(dk, omega, eta, colour, ix, d.u, d.v, d.w);
+			cr_assert_eq(st, WEST_OK, "%s: sweep: %s", context, west_status_str(st));
+		}
+	launched("sweep", WEST_OK);
+	return be_faces_get(c, &d);
+}
+
+/* Both norms of field f, the backend's against the CPU's (bounds at the
+ * top). */
+static void expect_norms(const struct tcase *c, const struct west_kgrid *dk,
+			 const char *what, const struct faces *f)
+{
+	double ref[2], got[2] = { NAN, NAN };
+	double rtol = 2.0 * (double)c->nc * 0x1p-53;
+	struct faces d = be_faces(c, f);
+
+	cr_assert_eq(west_divergence_norms_cpu(&c->kg, f->u, f->v, f->w, ref), WEST_OK);
+	launched("norms", be.k->norms(dk, d.u, d.v, d.w, got));
+	cr_expect_gt(ref[0], 0, "%s: %s: the field must have divergence", context, what);
+	cr_expect_eq(got[0], ref[0], "%s: %s: max|D| cpu %.17g, got %.17g", context, what,
+		     ref[0], got[0]);
+	cr_expect_leq(fabs(got[1] - ref[1]), rtol * ref[1],
+		      "%s: %s: sum D^2 cpu %.17g, got %.17g (rtol %.3g)", context, what,
+		      ref[1], got[1], rtol);
+}
+
+static void check_divergence_norms(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct faces start = { c->u, c->v, c->w };
+	struct faces swept = cpu_swept(c, NSWEEP, 1.25f, 1.0f, WEST_KINDEX_COMPACT);
+
+	expect_norms(c, &dk, "step 6 field", &start);
+	expect_norms(c, &dk, "after 25 iterations", &swept);
+}
+
+/* z-face (i, j, k) touches land or is the ground: w stays 0 there. */
+static int zface_fixed(const struct west_kgrid *kg, size_t i, size_t j, size_t k)
+{
+	return k == 0 ||
+	       west_kland(kg->land, kg->nx, kg->ny, kg->nz, (long)i, (long)j, (long)k - 1) ||
+	       west_kland(kg->land, kg->nx, kg->ny, kg->nz, (long)i, (long)j, (long)k);
+}
+
+/*
+ * From the CPU's field after 25 iterations.  w is the output: every face
+ * the removal computes enters as NaN; the faces touching land or the
+ * ground enter with the 0 they have, and must keep it.
+ */
+static void check_divremoval(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	const struct west_kgrid *kg = &c->kg;
+	struct faces s = cpu_swept(c, NSWEEP, 1.25f, 1.0f, WEST_KINDEX_COMPACT), d;
+	size_t wb = c->nzf * sizeof(float);
+	float *ref, *got = hbuf(wb);
+
+	for (size_t k = 0; k <= kg->nz; k++)
+		for (size_t j = 0; j < kg->ny; j++)
+			for (size_t i = 0; i < kg->nx; i++)
+				if (!zface_fixed(kg, i, j, k))
+					s.w[west_kc(kg->nx, kg->ny, i, j, k)] = NAN;
+	ref = hdup(s.w, wb);
+	cr_assert_eq(west_divremoval_cpu(kg, s.u, s.v, ref), WEST_OK);
+	d = be_faces(c, &s);
+	launched("divremoval", be.k->divremoval(&dk, d.u, d.v, d.w));
+	be_download(got, d.w, wb);
+	expect_close("w", ref, got, c->nzf, (double)kg->nz * ATOL_V, RTOL);
+}
+
+/* NSWEEP iterations, masked and compact, CPU and backend: all four
+ * identical. */
+static void check_sweep(const struct tcase *c, float omega, float eta)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct faces ref = cpu_swept(c, NSWEEP, omega, eta, WEST_KINDEX_MASKED);
+	struct faces refc = cpu_swept(c, NSWEEP, omega, eta, WEST_KINDEX_COMPACT);
+	struct faces gm = be_swept(c, &dk, NSWEEP, omega, eta, WEST_KINDEX_MASKED);
+	struct faces gc = be_swept(c, &dk, NSWEEP, omega, eta, WEST_KINDEX_COMPACT);
+
+	cr_expect_neq(memcmp(ref.u, c->u, c->nxf * sizeof(float)), 0,
+		      "%s: the sweeps must move the field", context);
+	expect_same_faces(c, "masked, cpu vs backend", &ref, &gm);
+	expect_same_faces(c, "compact, cpu vs backend", &refc, &gc);
+	expect_same_faces(c, "backend, masked vs compact", &gm, &gc);
+}
+
+static void check_sweep_omega_1_25(struct tcase *c)
+{
+	check_sweep(c, 1.25f, 1.0f);
+}
+
+static void check_sweep_omega_1_78_eta_0_5(struct tcase *c)
+{
+	check_sweep(c, 1.78f, 0.5f);
+}
+
+/* ---- the potential kernels, on the hierarchy's block ------------------------ */
+
+/* Names the array of h holding byte `off` of its block, and the element. */
+static void locate(const struct west_mg *h, size_t off, char *buf, size_t len)
+{
+	const char *base = h->base;
+	snprintf(buf, len, "byte %zu (padding between arrays)", off);
+	for (int L = 0; L < h->nlevels; L++) {
+		const struct west_plevel *l = &h->lv[L];
+		size_t n = 2 * l->ncol;
+		const struct {
+			const char *name;
+			const void *p;
+			size_t bytes, size;
+		} a[] = {
+			{ "code", l->code, n, 1 }, { "kf", l->kf, 6 * l->nz * sizeof(float), 4 },
+			{ "vol", l->vol, l->nz * sizeof(float), 4 },
+			{ "g", l->g, 6 * n * sizeof(float), 4 },
+			{ "e", l->e, n * sizeof(float), 4 }, { "b", l->b, n * sizeof(float), 4 },
+		};
+		for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
+			size_t at = (size_t)((const char *)a[i].p - base);
+			if (a[i].p && off >= at && off < at + a[i].bytes) {
+				snprintf(buf, len, "level %d %s[%zu]", L, a[i].name,
+					 (off - at) / a[i].size);
+				return;
+			}
+		}
+	}
+	size_t pq = 2 * h->lv[0].ncol * sizeof(float);
+	size_t p = (size_t)((const char *)h->p - base), q = (size_t)((const char *)h->q - base);
+	if (off >= p && off < p + pq)
+		snprintf(buf, len, "p[%zu]", (off - p) / 4);
+	else if (off >= q && off < q + pq)
+		snprintf(buf, len, "q[%zu]", (off - q) / 4);
+}
+
+/* The backend's block d equal to the host's, byte for byte, after `what`. */
+static void expect_same_block(const struct tcase *c, const struct west_mg *d,
+			      const char *what)
+{
+	const unsigned char *ref = c->h.base;
+	unsigned char *got = hbuf(c->h.bytes);
+	size_t n = c->h.bytes, bad = 0, first = 0;
+	char where[96] = "";
+
+	be_download(got, d->base, n);
+	for (size_t i = 0; i < n; i++)
+		if (ref[i] != got[i] && !bad++)
+			first = i;
+	if (bad) {
+		size_t at = first & ~(size_t)3;
+		float x, y;
+		memcpy(&x, ref + at, 4);
+		memcpy(&y, got + at, 4);
+		locate(&c->h, first, where, sizeof where);
+		cr_assert_fail("%s: %s: %zu of %zu bytes differ; first at %s: cpu %.9g, got %.9g "
+			       "(as floats)", context, what, bad, n, where, (double)x, (double)y);
+	}
+}
+
+/* Colour passes on level 0 (codes and kf), level 1 and the coarsest level
+ * (conductances), both colours, omega 1 and 1.6; they must move e. */
+static void check_pot_smooth(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	int levels[3] = { 0, 1, c->h.nlevels - 1 };
+	const float omegas[2] = { 1.0f, 1.6f };
+	unsigned char *before = hdup(c->h.base, c->h.bytes);
+	char what[96];
+
+	for (int n = 0; n < 3; n++)
+		for (int colour = 0; colour < 2; colour++)
+			for (int o = 0; o < 2; o++) {
+				int L = levels[n];
+				cr_assert_eq(west_pot_smooth_cpu(&c->h.lv[L], omegas[o], colour),
+					     WEST_OK);
+				launched("pot_smooth", be.k->pot_smooth(&d.lv[L], omegas[o], colour));
+				snprintf(what, sizeof what, "pot_smooth level %d colour %d omega %g",
+					 L, colour, (double)omegas[o]);
+				expect_same_block(c, &d, what);
+			}
+	cr_expect_neq(memcmp(before, c->h.base, c->h.bytes), 0, "%s: the passes moved nothing",
+		      context);
+}
+
+static void check_pot_restrict(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	char what[64];
+
+	for (int L = 0; L + 1 < c->h.nlevels; L++) {
+		cr_assert_eq(west_pot_restrict_cpu(&c->h.lv[L], &c->h.lv[L + 1]), WEST_OK);
+		launched("pot_restrict", be.k->pot_restrict(&d.lv[L], &d.lv[L + 1]));
+		snprintf(what, sizeof what, "pot_restrict level %d to %d", L, L + 1);
+		expect_same_block(c, &d, what);
+	}
+}
+
+static void check_pot_prolong(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	char what[64];
+
+	for (int L = c->h.nlevels - 2; L >= 0; L--) {
+		cr_assert_eq(west_pot_prolong_cpu(&c->h.lv[L + 1], &c->h.lv[L]), WEST_OK);
+		launched("pot_prolong", be.k->pot_prolong(&d.lv[L + 1], &d.lv[L]));
+		snprintf(what, sizeof what, "pot_prolong level %d to %d", L + 1, L);
+		expect_same_block(c, &d, what);
+	}
+}
+
+/* The coarsest level with the hierarchy's sweep count, and level 1 (more
+ * slots than the GPU's one block has threads) with 3. */
+static void check_pot_coarse(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	int last = c->h.nlevels - 1;
+
+	cr_assert_eq(west_pot_coarse_cpu(&c->h.lv[last], c->h.coarse_sweeps), WEST_OK);
+	launched("pot_coarse", be.k->pot_coarse(&d.lv[last], c->h.coarse_sweeps));
+	expect_same_block(c, &d, "pot_coarse, coarsest level");
+	cr_assert_gt(2 * c->h.lv[1].ncol, 256);
+	cr_assert_eq(west_pot_coarse_cpu(&c->h.lv[1], 3), WEST_OK);
+	launched("pot_coarse", be.k->pot_coarse(&d.lv[1], 3));
+	expect_same_block(c, &d, "pot_coarse, level 1");
+}
+
+/* q = A p on level 0; b = A e on the coarser levels. */
+static void check_pot_matvec(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	char what[64];
+
+	cr_assert_eq(west_pot_matvec_cpu(&c->h.lv[0], c->h.p, c->h.q), WEST_OK);
+	launched("pot_matvec", be.k->pot_matvec(&d.lv[0], d.p, d.q));
+	expect_same_block(c, &d, "pot_matvec level 0");
+	for (int L = 1; L < c->h.nlevels; L++) {
+		const struct west_plevel *h = &c->h.lv[L], *l = &d.lv[L];
+		cr_assert_eq(west_pot_matvec_cpu(h, h->e, h->b), WEST_OK);
+		launched("pot_matvec", be.k->pot_matvec(l, l->e, l->b));
+		snprintf(what, sizeof what, "pot_matvec level %d", L);
+		expect_same_block(c, &d, what);
+	}
+}
+
+/* n random face velocities, |.| < 5 m/s, 0 where t (the transparency) is. */
+static float *random_faces(const float *t, size_t n, uint64_t seed)
+{
+	float *f = hbuf(n * sizeof *f);
+	uint64_t s = seed;
+	for (size_t i = 0; i < n; i++)
+		f[i] = t[i] != 0.0f ? (float)(5 * rnd(&s)) : 0.0f;
+	return f;
+}
+
+static struct faces faces_random(const struct tcase *c, uint64_t seed)
+{
+	return (struct faces){ random_faces(c->g.tx, c->nxf, seed),
+			       random_faces(c->g.ty, c->nyf, seed + 1),
+			       random_faces(c->g.tz, c->nzf, seed + 2) };
+}
+
+/* Level 0's b from the same faces on both sides; the norms of the same
+ * pass (bounds at the top). */
+static void check_pot_rhs(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	struct faces f = faces_random(c, 201), df = be_faces(c, &f);
+	double hn[2], dn[2] = { NAN, NAN }, plain[2] = { NAN, NAN };
+	double rtol = 2.0 * (double)c->nc * 0x1p-53;
+
+	cr_assert_eq(west_pot_rhs_cpu(&c->kg, &c->h.lv[0], f.u, f.v, f.w, hn), WEST_OK);
+	launched("pot_rhs", be.k->pot_rhs(&dk, &d.lv[0], df.u, df.v, df.w, dn));
+	expect_same_block(c, &d, "pot_rhs");
+	launched("norms", be.k->norms(&dk, df.u, df.v, df.w, plain));
+	cr_expect_eq(dn[0], hn[0], "%s: max |D|: got %.17g, cpu %.17g", context, dn[0], hn[0]);
+	cr_expect_leq(fabs(dn[1] - hn[1]), 1e-12 * hn[1], "%s: sum D^2: got %.17g, cpu %.17g",
+		      context, dn[1], hn[1]);
+	cr_expect_eq(dn[0], plain[0], "%s: max |D|: pot_rhs %.17g, norms %.17g", context, dn[0],
+		     plain[0]);
+	cr_expect_leq(fabs(dn[1] - plain[1]), rtol * plain[1],
+		      "%s: sum D^2: pot_rhs %.17g, norms %.17g (rtol %.3g)", context, dn[1],
+		      plain[1], rtol);
+}
+
+/* u += alpha T grad e (level 0's e) on the same faces: the faces bit for
+ * bit, and the block untouched. */
+static void check_pot_apply(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	struct faces f = faces_random(c, 301), df = be_faces(c, &f);
+	float *u0 = hdup(f.u, c->nxf * sizeof *u0), eta = (float)c->h.eta;
+
+	cr_assert_eq(west_pot_apply_cpu(&c->kg, &c->h.lv[0], eta, 0.75f, c->h.lv[0].e,
+					f.u, f.v, f.w), WEST_OK);
+	launched("pot_apply", be.k->pot_apply(&dk, &d.lv[0], eta, 0.75f, d.lv[0].e,
+					      df.u, df.v, df.w));
+	cr_expect_neq(memcmp(u0, f.u, c->nxf * sizeof *u0), 0, "%s: pot_apply moved no face",
+		      context);
+	struct faces got = be_faces_get(c, &df);
+	expect_same_faces(c, "pot_apply", &f, &got);
+	expect_same_block(c, &d, "pot_apply (block untouched)");
+}
+
+/* q = p + beta q over n = 2 ncol, then q = 0 over n - 1 (the last stays). */
+static void check_pot_xpby_zero(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	size_t n = 2 * c->h.lv[0].ncol;
+
+	cr_assert_eq(west_pot_xpby_cpu(n, c->h.p, -0.625f, c->h.q), WEST_OK);
+	launched("pot_xpby", be.k->pot_xpby(n, d.p, -0.625f, d.q));
+	expect_same_block(c, &d, "pot_xpby");
+	cr_assert_eq(west_pot_zero_cpu(n - 1, c->h.q), WEST_OK);
+	launched("pot_zero", be.k->pot_zero(n - 1, d.q));
+	expect_same_block(c, &d, "pot_zero");
+}
+
+/* Both dot products of n elements, within 1e-12 of sum |x y|. */
+static void expect_dot(const char *what, size_t n, const float *x, const float *y,
+		       const float *dx, const float *dy)
+{
+	double cpu = 0.0, got = NAN, mag = 0.0;
+
+	for (size_t i = 0; i < n; i++)
+		mag += fabs((double)x[i] * y[i]);
+	cr_assert_eq(west_pot_dot_cpu(n, x, y, &cpu), WEST_OK);
+	launched("pot_dot", be.k->pot_dot(n, dx, dy, &got));
+	cr_expect_leq(fabs(cpu - got), 1e-12 * mag, "%s: %s: cpu %.17g, got %.17g (sum |xy| %g)",
+		      context, what, cpu, got, mag);
+	cr_expect_gt(mag, 0.0);
+}
+
+/* p.q and e.b of level 0 (a few thousand elements: fewer than one block
+ * per 256), and 2^20 + 3 elements (more than the 1024 x 256 threads of the
+ * GPU's grid-stride reduction). */
+static void check_pot_dot(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	size_t n = 2 * c->h.lv[0].ncol, big = (1u << 20) + 3;
+	float *x = hbuf(big * sizeof *x), *y = hbuf(big * sizeof *y);
+	uint64_t s = 401;
+
+	expect_dot("p.q", n, c->h.p, c->h.q, d.p, d.q);
+	expect_dot("e.b", n, c->h.lv[0].e, c->h.lv[0].b, d.lv[0].e, d.lv[0].b);
+	for (size_t i = 0; i < big; i++)
+		x[i] = (float)(100 * rnd(&s)), y[i] = (float)rnd(&s);
+	expect_dot("2^20 + 3 elements", big, x, y, be_upload(x, big * sizeof *x),
+		   be_upload(y, big * sizeof *y));
+}
+
+/* ---- the table -------------------------------------------------------------- */
+
+/*
+ * The backends, by registry name: cpu (the reference; see the top) and
+ * every other.  A new backend is one more X(name).
+ */
+#define BACKENDS(X) X(cpu) X(cuda)
+
+/*
+ * The cases: X(backend, name) runs check_<name> on every hill with that
+ * backend, as the Criterion test <backend>::<name>.  A new kernel is its
+ * check_<name> above and one line here.
+ */
+#define KERNEL_CASES(X, b)                   \
+	X(b, memory)                         \
+	X(b, stability)                      \
+	X(b, extrapolate)                    \
+	X(b, initialize)                     \
+	X(b, land)                           \
+	X(b, interpolate)                    \
+	X(b, speed_zero)                     \
+	X(b, transparency)                   \
+	X(b, divergence_norms)               \
+	X(b, divremoval)                     \
+	X(b, sweep_omega_1_25)               \
+	X(b, sweep_omega_1_78_eta_0_5)       \
+	X(b, pot_rhs)                        \
+	X(b, pot_apply)                      \
+	X(b, pot_smooth)                     \
+	X(b, pot_restrict)                   \
+	X(b, pot_prolong)                    \
+	X(b, pot_coarse)                     \
+	X(b, pot_matvec)                     \
+	X(b, pot_xpby_zero)                  \
+	X(b, pot_dot)
+
+#define CASE_TEST(backend, name)                                              \
+	Test(backend, name)                                                   \
+	{                                                                     \
+		run_case(#backend, check_##name);                             \
+	}
+#define BACKEND_TESTS(backend) KERNEL_CASES(CASE_TEST, backend)
+
+BACKENDS(BACKEND_TESTS)
