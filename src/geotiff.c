@@ -387,6 +387,22 @@ static enum west_status check_raster(const struct west_geotiff *t, char *err, si
 	return WEST_OK;
 }
 
+/* Refused when the file would hold 4 GiB or more (classic TIFF offsets
+ * are 32-bit): `head` bytes before the pixels (0: the pixels alone, a
+ * check before anything is allocated). */
+static enum west_status check_size(const struct west_geotiff *t, size_t head, char *err,
+				   size_t errlen)
+{
+	uint64_t row = (uint64_t)t->nx * t->nbands * sizeof(float);
+
+	if (head <= UINT32_MAX && row <= (UINT32_MAX - head) / t->ny)
+		return WEST_OK;
+	return west_fail(err, errlen, WEST_ERR_INVALID,
+			 "GeoTIFF: %zu x %zu pixels of %zu bands make %.2f GiB: a classic "
+			 "TIFF holds less than 4 GiB", t->nx, t->ny, t->nbands,
+			 ((double)row * (double)t->ny + (double)head) / 1073741824.0);
+}
+
 /* Every entry of the IFD; the strip offsets are filled by place(). */
 static void build_tags(struct tiff *tf, const struct west_geotiff *t, uint32_t rps,
 		       size_t nstrips, size_t row_bytes, const struct geokeys *k,
@@ -490,11 +506,8 @@ static enum west_status assemble(struct tiff *tf, const struct west_geotiff *t,
 	size_t data = place(tf), pixels = t->ny * row_bytes;
 	struct tag *offsets = NULL;
 
-	if (pixels > (size_t)UINT32_MAX - data)
-		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "GeoTIFF: %zu x %zu pixels of %zu bands make %.2f GiB: a "
-				 "classic TIFF holds less than 4 GiB", t->nx, t->ny,
-				 t->nbands, (double)(data + pixels) / 1073741824.0);
+	if (check_size(t, data, err, errlen))
+		return WEST_ERR_INVALID;
 	if (west_check_alloc(data + pixels, 1, "GeoTIFF", err, errlen))
 		return WEST_ERR_NOMEM;
 	for (size_t i = 0; i < tf->n; i++)
@@ -523,6 +536,8 @@ enum west_status west_geotiff_encode(const struct west_geotiff *t, unsigned char
 	enum west_status st = check_raster(t, err, errlen);
 
 	*buf = NULL, *len = 0;
+	if (!st)
+		st = check_size(t, 0, err, errlen);
 	if (st)
 		return st;
 	row_bytes = t->nx * t->nbands * sizeof(float);

@@ -236,6 +236,16 @@ Test(geotiff, refusals_name_the_member)
 	/* 40000 x 30000 float32: 4.5 GiB, refused before anything is read */
 	bad = t, bad.nx = 40000, bad.ny = 30000, bad.nbands = 1;
 	refused(&bad, "less than 4 GiB");
+	/* the largest sides: their product overflows 64 bits, still refused */
+	struct west_geotiff_band many[WEST_GEOTIFF_MAX_BANDS];
+	for (size_t b = 0; b < WEST_GEOTIFF_MAX_BANDS; b++)
+		many[b] = small_bands[0];
+	bad = t, bad.nx = UINT32_MAX, bad.ny = UINT32_MAX, bad.bands = many;
+	bad.nbands = WEST_GEOTIFF_MAX_BANDS;
+	refused(&bad, "less than 4 GiB");
+	/* just under 4 GiB of pixels, but with the tags over it */
+	bad = t, bad.nx = 65535, bad.ny = 16384, bad.nbands = 1;
+	refused(&bad, "less than 4 GiB");
 }
 
 Test(geotiff, file_is_written_whole_or_not_at_all)
