@@ -12,7 +12,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # python3-owslib: the OGC API client test, about 8 MB installed with its
 # dependencies, mostly python3-lxml; libgdal-dev: terrain through GDAL in
 # the cpu and asan builds, and gdal-bin's gdal_translate and gdalwarp for
-# tests/west_cli.sh).
+# tests/west_cli.sh, gdalinfo and gdallocationinfo for
+# tests/geotiff_gdal.sh: westd writes its own GeoTIFFs without GDAL).
 # Not here: prometheus, whose promtool checks /metrics where installed
 # (the test skips without it): the package is the whole Prometheus server
 # (96 MB) with a service of its own, too much to install for one check.

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "edr.h"
+#include "geotiff.h"
 #include "log.h"
 #include "openapi.h"
 #include "proj.h"
@@ -337,14 +338,55 @@ static void slice_answer(struct west_req *r, const struct west_published *p, dou
 	west_reply_json(r, 200, o, NULL);
 }
 
+/* The slice as a GeoTIFF (geotiff.h): image/tiff, an attachment named
+ * westd-vVERSION-Zm.tif (Zm-msl.tif for an altitude). */
+static void slice_geotiff(struct west_req *r, const struct west_published *p, double z,
+			  enum west_zref zref, size_t stride)
+{
+	char err[WEST_ERRLEN], version[40], disp[128];
+	const char *extra[] = { version, NULL };
+	unsigned char *buf;
+	size_t len;
+	enum west_status st;
+
+	snprintf(version, sizeof version, "FIELD_VERSION=%llu", p->version);
+	st = west_geotiff_wind(p->grid, &p->field, z, zref, stride, extra, &buf, &len, NULL,
+			       err, sizeof err);
+	if (st == WEST_ERR_INVALID) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+	} else if (st) {
+		west_log(WEST_LOG_ERR, "slice GeoTIFF: %s", err);
+		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable", "%s", err);
+	} else {
+		snprintf(disp, sizeof disp, "attachment; filename=\"westd-v%llu-%.10gm%s.tif\"",
+			 p->version, z, zref == WEST_ZREF_MSL ? "-msl" : "");
+		west_req_add_header(r, "Content-Disposition", disp);
+		west_reply_text(r, 200, "image/tiff", (char *)buf, len);
+	}
+}
+
+/* format=json|geotiff (default json): 1 and *tiff, else 0 (answered). */
+static int arg_format(struct west_req *r, int *tiff)
+{
+	const char *s = west_req_arg(r, "format");
+
+	*tiff = s && !strcmp(s, "geotiff");
+	if (!s || *tiff || !strcmp(s, "json"))
+		return 1;
+	west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+			   "query parameter format: '%.40s' is not json or geotiff", s);
+	return 0;
+}
+
 void api_get_slice(struct west_req *r)
 {
 	struct west_published *p;
 	enum west_zref zref;
 	double z, s = 1;
+	int tiff;
 
 	if (!api_arg_zref(r, &zref) || !api_arg_double(r, "z", 1, &z) ||
-	    !api_arg_double(r, "stride", 0, &s))
+	    !api_arg_double(r, "stride", 0, &s) || !arg_format(r, &tiff))
 		return;
 	if (s < 1 || s > 1e6 || s != floor(s)) {
 		west_reply_problem(r, 400, "bad-parameter", "Bad Request",
@@ -353,13 +395,16 @@ void api_get_slice(struct west_req *r)
 	}
 	if (!(p = api_field(r)))
 		return;
-	size_t stride = (size_t)s, cells = ((p->grid->nx + stride - 1) / stride) *
-					   ((p->grid->ny + stride - 1) / stride);
-	if (3 * cells > (size_t)r->live.max_response_cells)
+	size_t stride = (size_t)s, per = tiff ? 4 : 3,
+	       cells = ((p->grid->nx + stride - 1) / stride) *
+		       ((p->grid->ny + stride - 1) / stride);
+	if (per * cells > (size_t)r->live.max_response_cells)
 		west_reply_problem(r, 413, "too-many-cells", "Content Too Large",
-				   "the slice holds %zu values (3 per column), more than "
+				   "the slice holds %zu values (%zu per column), more than "
 				   "max_response_cells = %lld: use stride=",
-				   3 * cells, r->live.max_response_cells);
+				   per * cells, per, r->live.max_response_cells);
+	else if (tiff)
+		slice_geotiff(r, p, z, zref, stride);
 	else
 		slice_answer(r, p, z, zref, stride);
 	west_published_release(p);

@@ -57,6 +57,10 @@ static const struct west_param
 	arg_z_grid = { "z", "string", 0, NULL,
 		   "Heights: one value, a list 10,50,100, or a repeating interval R5/10/20; m "
 		   "above the ground unless zref=msl." },
+	arg_format_slice = { "format", "string", 0, "json|geotiff",
+			 "json (default): the JSON answer; geotiff: a GeoTIFF raster, "
+			 "image/tiff, one pixel per sampled column, float32 bands speed, "
+			 "direction, u, v." },
 	arg_stride = { "stride", "integer", 0, NULL,
 		   "Every stride-th column (default 1: every column); more than "
 		   "max_response_cells values is 413." },
@@ -89,7 +93,7 @@ static const struct west_param
 #define P_FIELD PARAMS(&arg_version)
 #define P_POINT PARAMS(&arg_x, &arg_y, &arg_lon, &arg_lat, &arg_z_point, &arg_zref, &arg_version)
 #define P_PROFILE PARAMS(&arg_x, &arg_y, &arg_lon, &arg_lat, &arg_version)
-#define P_SLICE PARAMS(&arg_z_slice, &arg_zref, &arg_stride, &arg_version)
+#define P_SLICE PARAMS(&arg_z_slice, &arg_zref, &arg_stride, &arg_format_slice, &arg_version)
 #define P_TERRAIN PARAMS(&arg_stride)
 #define P_META PARAMS(&arg_f_json)
 #define P_EDR(where, z) PARAMS(where, z, &arg_zref, &arg_parameter_name, &arg_datetime, &arg_crs, \
@@ -126,8 +130,10 @@ static const struct west_route_def routes[] = {
 	  "200 304 404 422 503", NULL },
 	{ "/v1/field/slice", api_get_slice, NULL, 0, P_SLICE, "native", "The wind on a level",
 	  "Every stride-th column centre at z above its ground (or altitude z), rows south "
-	  "to north of values west to east; null below the ground or above the top.",
-	  JSON, "200 304 404 413 503", NULL },
+	  "to north of values west to east; null below the ground or above the top. "
+	  "format=geotiff: a GeoTIFF (float32 bands speed, direction, u, v; north row "
+	  "first; nodata -9999) as an attachment westd-vVERSION-Zm.tif.",
+	  JSON "|image/tiff", "200 304 404 413 503", NULL },
 	{ "/v1/observations", api_get_observations, api_post_observations, 0, NULL, "native",
 	  "The current observation set and the history",
 	  "The current field's set and the recent sets, newest first, each with its "

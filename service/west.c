@@ -8,6 +8,7 @@
  *             [--solver multigrid|sor|sor-potential] [--iterations N]
  *             [--cycles N] [--tolerance X] [--omega W]
  *             [--indexing masked|compact] [--time T [--time-window S]]
+ *             [--geotiff FILE.tif [--height M]]
  *             [--json] [--progress]
  *   west info FILE.nc [--json]
  *
@@ -21,6 +22,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +40,7 @@ static void usage(FILE *f)
 	      "                [--backend NAME] [--solver multigrid|sor|sor-potential]\n"
 	      "                [--iterations N] [--cycles N] [--tolerance X] [--omega W]\n"
 	      "                [--indexing masked|compact] [--time T [--time-window S]]\n"
+	      "                [--geotiff FILE.tif [--height M]]\n"
 	      "                [--json] [--progress]\n"
 	      "       west info FILE.nc [--json]\n"
 	      "       west --help | --version\n"
@@ -70,17 +73,23 @@ static void usage(FILE *f)
 	      "                         (default: the newest record of each station)\n"
 	      "      --time-window S    the window of --time: at most S seconds from T\n"
 	      "                         (default 1800)\n"
+	      "      --geotiff FILE.tif also write the wind at --height above the ground as a\n"
+	      "                         GeoTIFF: one pixel per column, float32 bands speed,\n"
+	      "                         direction (from, true north), u (east), v (north)\n"
+	      "      --height M         height above the ground of the --geotiff raster (m,\n"
+	      "                         >= 0; default 10)\n"
 	      "      --json             print one line of JSON instead of the table\n"
 	      "      --progress         print a line per model step on stderr even when it is\n"
 	      "                         not a terminal (on a terminal it is the default)\n"
 	      "\n"
-	      "exit codes: 0 done; 1 failure at run time (backend, device, writing the snapshot);\n"
+	      "exit codes: 0 done; 1 failure at run time (backend, device, writing the snapshot\n"
+	      "            or the GeoTIFF);\n"
 	      "            2 bad command line; 3 bad input (config, terrain, observations or\n"
 	      "            snapshot file), with the file and the line, record or field named\n", f);
 }
 
 enum { OPT_ITER = 256, OPT_SOLVER, OPT_CYCLES, OPT_TOL, OPT_OMEGA, OPT_INDEXING, OPT_JSON,
-       OPT_PROGRESS, OPT_TIME, OPT_WINDOW };
+       OPT_PROGRESS, OPT_TIME, OPT_WINDOW, OPT_GEOTIFF, OPT_HEIGHT };
 
 static const struct option longopts[] = {
 	{"terrain", required_argument, 0, 't'}, {"config", required_argument, 0, 'c'},
@@ -95,6 +104,8 @@ static const struct option longopts[] = {
 	{"json", no_argument, 0, OPT_JSON}, {"progress", no_argument, 0, OPT_PROGRESS},
 	{"time", required_argument, 0, OPT_TIME},
 	{"time-window", required_argument, 0, OPT_WINDOW},
+	{"geotiff", required_argument, 0, OPT_GEOTIFF},
+	{"height", required_argument, 0, OPT_HEIGHT},
 	{"help", no_argument, 0, 'h'}, {"version", no_argument, 0, 'V'}, {0, 0, 0, 0},
 };
 
@@ -121,6 +132,22 @@ static int add_set(struct opts *o, const char *origin, const char *key,
 	return EXIT_OK;
 }
 
+/* --height M: a finite number of metres >= 0. */
+static int take_height(struct opts *o, const char *s)
+{
+	char *end;
+
+	errno = 0;
+	o->height = strtod(s, &end);
+	o->height_given = 1;
+	if (end == s || *end || errno || !isfinite(o->height) || o->height < 0) {
+		fprintf(stderr, "west: --height '%s': not a height above the ground "
+			"(metres, a number >= 0)\n", s);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 static int take_option(struct opts *o, int c)
 {
 	switch (c) {
@@ -132,6 +159,8 @@ static int take_option(struct opts *o, int c)
 	case OPT_PROGRESS: o->progress = 1; return EXIT_OK;
 	case OPT_TIME: o->time_arg = optarg; return EXIT_OK;
 	case OPT_WINDOW: o->window_arg = optarg; return EXIT_OK;
+	case OPT_GEOTIFF: o->geotiff = optarg; return EXIT_OK;
+	case OPT_HEIGHT: return take_height(o, optarg);
 	case 's': return add_set(o, "--set", NULL, optarg);
 	case 'b': return add_set(o, "--backend", "backend", optarg);
 	case OPT_SOLVER: return add_set(o, "--solver", "solver", optarg);
@@ -176,6 +205,22 @@ static int check_time(struct opts *o)
 	return EXIT_OK;
 }
 
+/* --geotiff and --height: options of west run, --height only with
+ * --geotiff. */
+static int check_geotiff(const struct opts *o, const char *cmd)
+{
+	if (strcmp(cmd, "run") != 0 && (o->geotiff || o->height_given)) {
+		fprintf(stderr, "west %s: --geotiff and --height are options of west run\n", cmd);
+		return EXIT_USAGE;
+	}
+	if (o->height_given && !o->geotiff) {
+		fprintf(stderr, "west run: --height is the height of the --geotiff raster: "
+			"give --geotiff FILE.tif too\n");
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 /* Each command's required options and its operand. */
 static int check_command(struct opts *o, int argc, char **argv)
 {
@@ -192,6 +237,8 @@ static int check_command(struct opts *o, int argc, char **argv)
 			cmd);
 		return EXIT_USAGE;
 	}
+	if (check_geotiff(o, cmd))
+		return EXIT_USAGE;
 	if (strcmp(cmd, "info") == 0 && operands == 1) {
 		o->file = argv[optind + 1];
 		return EXIT_OK;
@@ -337,7 +384,7 @@ static int cmd_grid(const struct opts *o, const struct west_config *c)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	struct opts o = { .height = 10.0 };
 	struct west_config *c = malloc(sizeof *c);
 	int rc;
 

@@ -16,6 +16,9 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_INPUT = 3 };
 struct opts {
 	const char *command;
 	const char *config, *terrain, *backend, *obs, *out, *file;
+	const char *geotiff;                 /* --geotiff FILE.tif, or NULL */
+	double height;                       /* --height: m above ground (10) */
+	int height_given;
 	const char *sets[WEST_MAX_SETS];     /* "key=value" */
 	const char *origins[WEST_MAX_SETS];  /* the option that gave it */
 	int nsets, json, progress;

@@ -8,9 +8,10 @@
  * and which times were kept is logged and printed: "times" in the table
  * and the JSON), backend (one that runs the model), one solve with
  * a progress line per step on stderr when it is a terminal (or with
- * --progress), the snapshot written atomically, then a summary table or
- * one line of JSON on stdout.  Nothing is written under --out unless the
- * solve succeeded.
+ * --progress), the snapshot written atomically, with --geotiff the wind at
+ * --height above the ground as a GeoTIFF (geotiff.h, written atomically
+ * too), then a summary table or one line of JSON on stdout.  Nothing is
+ * written under --out or --geotiff unless the solve succeeded.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include <jansson.h>
 
 #include "field.h"
+#include "fileio.h"
+#include "geotiff.h"
 #include "log.h"
 #include "model.h"
 #include "obs.h"
@@ -80,6 +83,26 @@ static int load_inputs(struct run_ctx *x)
 	return EXIT_OK;
 }
 
+/* --geotiff: the wind at --height above the ground, one pixel per column
+ * (the slice the API answers with format=geotiff, stride 1). */
+static enum west_status write_geotiff(const struct run_ctx *x, char *err, size_t errlen)
+{
+	const char *extra[] = { "SOURCE=west run", NULL };
+	unsigned char *buf;
+	size_t len, valid;
+	enum west_status st;
+
+	st = west_geotiff_wind(&x->grid, &x->field, x->o->height, WEST_ZREF_AGL, 1, extra,
+			       &buf, &len, &valid, err, errlen);
+	if (!st)
+		st = west_file_replace(x->o->geotiff, buf, len, 0644, err, errlen);
+	free(buf);
+	if (!st && valid == 0)
+		west_log(WEST_LOG_WARNING, "%s: every pixel is nodata: %g m above the ground "
+			 "is above the grid top everywhere", x->o->geotiff, x->o->height);
+	return st;
+}
+
 static int solve_and_write(struct run_ctx *x)
 {
 	char err[WEST_ERRLEN];
@@ -90,7 +113,8 @@ static int solve_and_write(struct run_ctx *x)
 	if (west_field_init(&x->field, &x->grid, err, sizeof err) ||
 	    x->be.be->run(x->be.state, &x->obs, &so, &x->field, show ? progress : NULL,
 			  NULL, err, sizeof err) ||
-	    west_snapshot_write(x->o->out, &x->grid, &x->field, &x->obs, err, sizeof err)) {
+	    west_snapshot_write(x->o->out, &x->grid, &x->field, &x->obs, err, sizeof err) ||
+	    (x->o->geotiff && write_geotiff(x, err, sizeof err))) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_RUNTIME;
 	}
@@ -133,6 +157,9 @@ static void print_run_table(const struct run_ctx *x, const char *terrain)
 	printf("backend  %s: %s (%s)\n", x->be.be->name, x->be.device, x->be.note);
 	print_report(&x->field.report);
 	printf("wrote    %s\n", x->o->out);
+	if (x->o->geotiff)
+		printf("wrote    %s (GeoTIFF: the wind %g m above the ground)\n",
+		       x->o->geotiff, x->o->height);
 }
 
 static void print_run_json(const struct run_ctx *x, const char *terrain)
@@ -147,6 +174,9 @@ static void print_run_json(const struct run_ctx *x, const char *terrain)
 		"nz", (json_int_t)x->grid.nz, "land_cells", (json_int_t)x->grid.land_cells,
 		"report", west_report_json(&x->field.report));
 	json_object_set_new(j, "times", west_obs_times_json(&x->obs.times));
+	if (x->o->geotiff)
+		json_object_set_new(j, "geotiff", json_pack("{s:s, s:f}", "file", x->o->geotiff,
+							    "height", x->o->height));
 	char *text = json_dumps(j, JSON_COMPACT);
 	puts(text);
 	free(text);

@@ -15,8 +15,10 @@
 #include "westd_fixture.h"
 
 #include "api.h"       /* westd_routes: the route table the daemon serves */
+#include "geotiff.h"   /* WEST_GEOTIFF_NODATA */
 #include "openapi.h"
 #include "proj.h"
+#include "tiff_read.h"
 
 static struct westd_proc w;
 
@@ -248,6 +250,109 @@ Test(westd, point_profile_slice)
 		cr_expect_eq(integer(s, "stride"), (long long)strides[i]);
 		json_decref(s);
 	}
+}
+
+/* The JSON slice's value of component c at column (i, j) (its rows run
+ * south to north), as the float it was printed from. */
+static float slice_value(json_t *s, const char *c, size_t i, size_t j)
+{
+	json_t *v = json_array_get(json_array_get(json_object_get(s, c), j), i);
+	cr_assert(json_is_number(v), "%s[%zu][%zu] is not a number", c, j, i);
+	return (float)json_number_value(v);
+}
+
+/* format=geotiff: the slice as a GeoTIFF (src/geotiff.h), an attachment
+ * named by the version and the height; bands speed, direction, u, v equal
+ * to the JSON slice's and the point's (9 significant digits print a float
+ * exactly), the north row first; the slice's rules for z, zref, stride
+ * and the field's ETag; a format it does not have is 400. */
+Test(westd, slice_as_geotiff)
+{
+	struct http_resp r;
+	struct tiff_file tf;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	fix_get(&w, "/v1/field/slice?z=10&format=geotiff", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	cr_expect_str_eq(r.ctype, "image/tiff");
+	cr_expect_str_eq(r.disposition, "attachment; filename=\"westd-v1-10m.tif\"");
+	cr_expect_str_eq(r.etag, "\"v1\"");
+	tiff_parse(&tf, (const unsigned char *)r.body, r.len);
+	cr_assert_eq(tiff_uint(&tf, 256, 0), 96);
+	cr_assert_eq(tiff_uint(&tf, 257, 0), 80);
+	cr_assert_eq(tiff_uint(&tf, 277, 0), 4);
+	cr_expect_eq(tiff_double(&tf, 33922, 3), 500000.0, "the grid's x0");
+	cr_expect_eq(tiff_double(&tf, 33922, 4), 4658000.0, "y0 + ny dy");
+	cr_expect_eq(tiff_double(&tf, 33550, 0), 100.0);
+	cr_expect_eq(tiff_double(&tf, 33550, 1), 100.0);
+	cr_expect_eq(tiff_geokey_short(&tf, 3072), 32633, "EPSG of WGS_1984_UTM_Zone_33N");
+	cr_expect(strstr(tiff_ascii(&tf, 42112), "<Item name=\"FIELD_VERSION\">1</Item>"));
+
+	/* the point at the station, column (48, 20), is the file's row 59 */
+	json_t *p = fix_get_json(&w, POINT_Q);
+	cr_expect_eq(tiff_sample(&tf, 59, 48, 0), (float)num(p, "speed"));
+	cr_expect_eq(tiff_sample(&tf, 59, 48, 1), (float)num(p, "direction"));
+	cr_expect_eq(tiff_sample(&tf, 59, 48, 2), (float)num(p, "u"));
+	cr_expect_eq(tiff_sample(&tf, 59, 48, 3), (float)num(p, "v"));
+	json_decref(p);
+	json_t *s = fix_get_json(&w, "/v1/field/slice?z=10");
+	for (size_t j = 0; j < 80; j += 13)
+		for (size_t i = 0; i < 96; i += 19) {
+			cr_expect_eq(tiff_sample(&tf, (uint32_t)(79 - j), (uint32_t)i, 2),
+				     slice_value(s, "u", i, j), "u at (%zu, %zu)", i, j);
+			cr_expect_eq(tiff_sample(&tf, (uint32_t)(79 - j), (uint32_t)i, 3),
+				     slice_value(s, "v", i, j), "v at (%zu, %zu)", i, j);
+		}
+	json_decref(s);
+	fix_resp_free(&r);
+
+	/* an altitude and a stride: pixels of 800 m on the sampled columns */
+	fix_get(&w, "/v1/field/slice?z=1500&zref=msl&stride=8&format=geotiff", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	cr_expect_str_eq(r.disposition, "attachment; filename=\"westd-v1-1500m-msl.tif\"");
+	tiff_parse(&tf, (const unsigned char *)r.body, r.len);
+	cr_expect(tiff_uint(&tf, 256, 0) == 12 && tiff_uint(&tf, 257, 0) == 10);
+	cr_expect_eq(tiff_double(&tf, 33550, 0), 800.0);
+	cr_expect_eq(tiff_double(&tf, 33922, 3), 500000.0 + 50 - 400, "centred on column 0");
+	/* 1500 m MSL is above the top (801 m): nodata, as the JSON's nulls */
+	cr_expect_eq(tiff_sample(&tf, 0, 0, 0), WEST_GEOTIFF_NODATA);
+	fix_resp_free(&r);
+
+	/* below the ground everywhere: every pixel nodata, as every value null */
+	fix_get(&w, "/v1/field/slice?z=-5&format=geotiff&stride=40", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	tiff_parse(&tf, (const unsigned char *)r.body, r.len);
+	for (uint32_t row = 0; row < 2; row++)
+		for (uint32_t b = 0; b < 4; b++)
+			cr_expect_eq(tiff_sample(&tf, row, 2, b), WEST_GEOTIFF_NODATA);
+	fix_resp_free(&r);
+
+	/* the slice's refusals, the format's, the ETag, HEAD */
+	fix_get(&w, "/v1/field/slice?z=10&format=png", &r);
+	fix_problem(&r, 400, "bad-parameter", "format: 'png' is not json or geotiff");
+	fix_get(&w, "/v1/field/slice?format=geotiff", &r);
+	fix_problem(&r, 400, "missing-parameter", "z");
+	fix_get(&w, "/v1/field/slice?z=ten&format=geotiff", &r);
+	fix_problem(&r, 400, "bad-parameter", "z");
+	fix_get(&w, "/v1/field/slice?z=10&zref=sky&format=geotiff", &r);
+	fix_problem(&r, 400, "bad-parameter", "zref");
+	fix_get(&w, "/v1/field/slice?z=10&stride=0&format=geotiff", &r);
+	fix_problem(&r, 400, "bad-parameter", "stride");
+	fix_get(&w, "/v1/field/slice?z=10&format=json&stride=40", &r);
+	cr_expect_eq(r.status, 200);
+	cr_expect_str_eq(r.ctype, "application/json");
+	fix_resp_free(&r);
+	const char *inm[] = { "If-None-Match: \"v1\"", NULL };
+	fix_http(&w, "GET", "/v1/field/slice?z=10&format=geotiff", NULL, 0, inm, &r);
+	cr_expect_eq(r.status, 304);
+	fix_resp_free(&r);
+	fix_http(&w, "HEAD", "/v1/field/slice?z=10&format=geotiff", NULL, 0, NULL, &r);
+	cr_expect_eq(r.status, 200);
+	cr_expect_str_eq(r.ctype, "image/tiff");
+	cr_expect_eq(r.len, 0);
+	cr_expect_gt(strtoul(r.clen, NULL, 10), 4 * 96 * 80 * 4);
+	fix_resp_free(&r);
 }
 
 /* lon/lat: the answer's (x, y) is the projected location; the x/y point
@@ -1134,6 +1239,8 @@ Test(westd, documented_errors_are_problem_json)
 	fix_problem(&r, 413, "body-too-large", "max_body_bytes");
 	fix_get(&w, "/v1/field/slice?z=10", &r);
 	fix_problem(&r, 413, "too-many-cells", "max_response_cells = 10000");
+	fix_get(&w, "/v1/field/slice?z=10&format=geotiff", &r);
+	fix_problem(&r, 413, "too-many-cells", "30720 values (4 per column)");
 	fix_get(&w, "/collections/wind/cube?bbox=500000,4650000,509600,4658000&z=10" NATIVE, &r);
 	fix_problem(&r, 413, "too-many-cells", "max_response_cells = 10000");
 
@@ -1232,6 +1339,7 @@ Test(westd, unknown_parameters_are_refused)
 		"/v1/field?version=1", POINT_Q "&zref=agl&version=1",
 		"/v1/field/point?lon=15.06&lat=42.01&z=10", PROFILE_Q "&version=1",
 		"/v1/field/slice?z=50&zref=agl&stride=40&version=1", "/v1/terrain?stride=40",
+		"/v1/field/slice?z=50&zref=agl&stride=40&format=geotiff&version=1",
 		"/?f=json", "/conformance?f=json", "/collections?f=json",
 		"/collections/wind?f=application/json", "/v1/terrain?&stride=40&",
 		"/v1/status?",

@@ -2,10 +2,11 @@
 # west_cli.sh (TAP): the one-shot command end to end: `west grid` (summary,
 # JSON, backend choice), `west run` on the bundled terrain and sample
 # observations (snapshot readable by ncdump and Python's netCDF4 with the
-# CF attributes), `west info`, WindNinja's station files (a time series,
-# --time and --time-window, a station file list, the older format), and the
-# exit code and message of each kind of failure (docs in `west --help` and
-# docs/west.1).  In a build with GDAL ($west_gdal, from make check),
+# CF attributes), `west run --geotiff` (the raster's bytes; GDAL reads it
+# in tests/geotiff_gdal.sh), `west info`, WindNinja's station files (a time
+# series, --time and --time-window, a station file list, the older
+# format), and the exit code and message of each kind of failure (docs in
+# `west --help` and docs/west.1).  In a build with GDAL ($west_gdal, from make check),
 # GeoTIFFs made by gdal_translate and gdalwarp (gdal-bin) from
 # data/default.asc: read as they are in UTM, warped from EPSG:4326, solved
 # with stations in lon/lat; without GDAL, a GeoTIFF's refusal.
@@ -29,7 +30,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..49"
+echo "1..56"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -92,6 +93,32 @@ check "run: --obs and --out are required" 2 "are required" run --terrain "$data/
 check "run: unwritable output, exit 1" 1 "$tmp/nodir/f.nc" \
 	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/nodir/f.nc" --iterations 1
 check "info: not a snapshot, exit 3" 3 "hill.nc" info "$data/hill.nc"
+check "run --geotiff writes the raster too" 0 "wrote    $tmp/g.tif (GeoTIFF: the wind 10 m above the ground)" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/g.nc" --geotiff "$tmp/g.tif" \
+	--backend cpu
+check "run --geotiff --height in the JSON" 0 "\"geotiff\":{\"file\":\"$tmp/h.tif\",\"height\":50" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/h.nc" --geotiff "$tmp/h.tif" \
+	--height 50 --backend cpu --json
+check "run: --height below the ground is a usage error" 2 "--height '-5': not a height" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/x.nc" --geotiff "$tmp/x.tif" \
+	--height -5
+check "run: --height without --geotiff is a usage error" 2 "give --geotiff FILE.tif too" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/x.nc" --height 50
+check "grid: --geotiff belongs to run" 2 "--geotiff and --height are options of west run" \
+	grid --terrain "$data/default.asc" --geotiff "$tmp/x.tif"
+check "run: unwritable GeoTIFF names it, exit 1" 1 "$tmp/nodir/g.tif" \
+	run --terrain "$data/default.asc" --obs "$obs" --out "$tmp/u.nc" \
+	--geotiff "$tmp/nodir/g.tif" --iterations 1
+n=$((n + 1))
+# a little-endian classic TIFF of 96 x 80 pixels of 4 float32 bands: at
+# least 122880 bytes of samples (the tags are read in test_geotiff)
+magic=$(od -An -tx1 -N4 "$tmp/g.tif" 2>/dev/null | tr -d ' ')
+size=$(wc -c <"$tmp/g.tif" 2>/dev/null || echo 0)
+if [ "$magic" = 49492a00 ] && [ "$size" -gt 122880 ] && [ ! -e "$tmp/x.tif" ]; then
+	echo "ok $n - the GeoTIFF is a TIFF; refused runs write none"
+else
+	echo "not ok $n - the GeoTIFF is a TIFF; refused runs write none (magic $magic, $size bytes)"
+fi
 check "info needs one file" 2 "exactly one snapshot" info
 
 # --- WindNinja's station files (docs/api.md, "Time series") ----------------

@@ -57,6 +57,7 @@ struct http_resp {
 	char location[128];
 	char cache[64];          /* Cache-Control */
 	char csp[256];           /* Content-Security-Policy */
+	char disposition[128];   /* Content-Disposition */
 };
 
 static inline double fix_now(void)
@@ -118,6 +119,8 @@ static size_t fix_header_cb(char *p, size_t size, size_t n, void *ctx)
 	fix_header_value(p, size * n, "Location", r->location, sizeof r->location);
 	fix_header_value(p, size * n, "Cache-Control", r->cache, sizeof r->cache);
 	fix_header_value(p, size * n, "Content-Security-Policy", r->csp, sizeof r->csp);
+	fix_header_value(p, size * n, "Content-Disposition", r->disposition,
+			 sizeof r->disposition);
 	return size * n;
 }
 
