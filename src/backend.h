@@ -21,6 +21,9 @@
 #include "obs.h"
 #include "status.h"
 
+/* Which backend computes (config backend). */
+enum west_backend_choice { WEST_BACKEND_AUTO, WEST_BACKEND_CPU, WEST_BACKEND_CUDA };
+
 struct west_backend {
 	const char *name;
 	/* WEST_OK when this backend can compute on this machine; else why. */

@@ -24,13 +24,10 @@
 #define WEST_CONF_PATH_MAX 4096
 #define WEST_CONF_MAX_LEVELS 1024
 
-enum west_backend_choice { WEST_BACKEND_AUTO, WEST_BACKEND_CPU, WEST_BACKEND_CUDA };
-enum west_nodata_rule { WEST_NODATA_REFUSE, WEST_NODATA_FILL };
-enum west_land_use { WEST_LAND_RURAL, WEST_LAND_URBAN };
-/* How the terrain closes the faces (grid.h). */
-enum west_terrain_faces { WEST_FACES_CUT, WEST_FACES_STAIRCASE };
-enum west_indexing { WEST_INDEXING_MASKED, WEST_INDEXING_COMPACT };
-enum west_solver { WEST_SOLVER_MULTIGRID, WEST_SOLVER_SOR, WEST_SOLVER_SOR_POTENTIAL };
+/* The choice-valued keys hold the values of their modules' enums, in the
+ * order of the choices their rows list: enum west_backend_choice
+ * (backend.h), west_nodata_rule (terrain.h), west_terrain_faces (grid.h),
+ * west_land_use, west_solver and west_indexing (model.h). */
 
 /* Indices of the table rows, in table order; used for west_config.set[]. */
 enum west_conf_key {

@@ -12,14 +12,14 @@
 
 static const char *const step_names[WEST_NSTEPS][2] = {
 	[WEST_STEP_STABILITY] = { "stability interpolation", "stability" },
-	[WEST_STEP_EXTRAPOLATION] = { "vertical extrapolation", "extrapolation" },
-	[WEST_STEP_INIT] = { "initialization", "initialization" },
+	[WEST_STEP_EXTRAPOLATE] = { "vertical extrapolation", "extrapolate" },
+	[WEST_STEP_INITIALIZE] = { "initialization", "initialize" },
 	[WEST_STEP_LAND] = { "land addition", "land" },
-	[WEST_STEP_SPEED_INTERP] = { "speed interpolation", "interpolation" },
+	[WEST_STEP_INTERPOLATE] = { "speed interpolation", "interpolate" },
 	[WEST_STEP_SPEED_ZERO] = { "speed zero", "speed_zero" },
 	[WEST_STEP_TRANSPARENCY] = { "transparency calculation", "transparency" },
-	[WEST_STEP_DIVMIN] = { "divergence minimization", "minimization" },
-	[WEST_STEP_DIVREMOVAL] = { "divergence removal", "removal" },
+	[WEST_STEP_DIVMIN] = { "divergence minimization", "divmin" },
+	[WEST_STEP_DIVREMOVAL] = { "divergence removal", "divremoval" },
 };
 
 const char *west_step_name(int step)

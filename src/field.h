@@ -26,10 +26,10 @@ extern "C" {
 /* The WEST steps in model order (docs/design.md section 3). */
 enum west_step {
 	WEST_STEP_STABILITY,      /* stability interpolation */
-	WEST_STEP_EXTRAPOLATION,  /* vertical extrapolation */
-	WEST_STEP_INIT,           /* wind field initialization */
+	WEST_STEP_EXTRAPOLATE,    /* vertical extrapolation */
+	WEST_STEP_INITIALIZE,     /* wind field initialization */
 	WEST_STEP_LAND,           /* land addition */
-	WEST_STEP_SPEED_INTERP,   /* speed interpolation */
+	WEST_STEP_INTERPOLATE,    /* speed interpolation */
 	WEST_STEP_SPEED_ZERO,     /* speed zero */
 	WEST_STEP_TRANSPARENCY,   /* transparency calculation */
 	WEST_STEP_DIVMIN,         /* divergence minimization */
@@ -39,7 +39,11 @@ enum west_step {
 
 /* "stability interpolation", ...; NULL out of range. */
 const char *west_step_name(int step);
-/* "stability", "extrapolation", ... (one word, for JSON and attributes). */
+/* The step's one name ("stability", "extrapolate", "initialize", "land",
+ * "interpolate", "speed_zero", "transparency", "divmin", "divremoval"):
+ * the same as its WEST_STEP_ value, its kernel file (kernels/NAME.c, .cu)
+ * and its kernel table slot (step 8's kernels, the solvers', live in
+ * divmin.c and potential.c); for JSON and attributes. */
 const char *west_step_key(int step);
 
 /* The two convergence measures of docs/design.md section 3, and max|D|

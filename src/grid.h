@@ -37,6 +37,9 @@
 #include "status.h"
 #include "terrain.h"
 
+/* How the terrain closes the faces (config terrain_faces). */
+enum west_terrain_faces { WEST_FACES_CUT, WEST_FACES_STAIRCASE };
+
 struct west_grid {
 	size_t nx, ny, nz;
 	double dx, dy;        /* m */

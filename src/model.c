@@ -194,13 +194,13 @@ static enum west_status steps(struct run *x, const struct west_solve_opts *o)
 	if ((st = k->stability(kg, wk->ns, wk->st, wk->stab, wk->cls)) ||
 	    (st = step_done(x, WEST_STEP_STABILITY)) ||
 	    (st = k->extrapolate(kg, wk->ns, wk->st, wk->cls, wk->pexp, wk->pst)) ||
-	    (st = step_done(x, WEST_STEP_EXTRAPOLATION)) ||
+	    (st = step_done(x, WEST_STEP_EXTRAPOLATE)) ||
 	    (st = k->initialize(kg, wk->ns, wk->st, wk->us, wk->vs, wk->w)) ||
-	    (st = step_done(x, WEST_STEP_INIT)))
+	    (st = step_done(x, WEST_STEP_INITIALIZE)))
 		return st;
 	step_report(x, WEST_STEP_LAND, wk->land_seconds);
 	if ((st = k->interpolate(kg, wk->ns, wk->st, wk->pst, wk->us, wk->vs, wk->u, wk->v)) ||
-	    (st = step_done(x, WEST_STEP_SPEED_INTERP)) ||
+	    (st = step_done(x, WEST_STEP_INTERPOLATE)) ||
 	    (st = k->speed_zero(kg, wk->u, wk->v, wk->w)) ||
 	    (st = step_done(x, WEST_STEP_SPEED_ZERO)))
 		return st;

@@ -39,6 +39,13 @@
 #include "obs.h"
 #include "status.h"
 
+/* The power-law exponents' table (config land_use). */
+enum west_land_use { WEST_LAND_RURAL, WEST_LAND_URBAN };
+/* Step 8's solver (config solver), and the velocity SOR's storage (config
+ * indexing). */
+enum west_solver { WEST_SOLVER_MULTIGRID, WEST_SOLVER_SOR, WEST_SOLVER_SOR_POTENTIAL };
+enum west_indexing { WEST_INDEXING_MASKED, WEST_INDEXING_COMPACT };
+
 struct west_solve_opts {
 	enum west_solver solver;
 	long iterations;          /* most red-black iterations (sor solvers) */

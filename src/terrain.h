@@ -55,8 +55,10 @@
 
 #include <stddef.h>
 
-#include "config.h"
 #include "status.h"
+
+/* A DEM's NODATA cells (config nodata): refused, or filled. */
+enum west_nodata_rule { WEST_NODATA_REFUSE, WEST_NODATA_FILL };
 
 /* The grid mapping as CF describes it; empty name when the file has none. */
 struct west_crs {

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"   /* the choice keys' enums: backend, model, grid, terrain */
 #include "config.h"
 #include "log.h"
 
