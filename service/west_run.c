@@ -28,7 +28,7 @@
 #include "model.h"
 #include "obs.h"
 #include "snapshot.h"
-#include "west.h"
+#include "west_cli.h"
 
 struct run_ctx {
 	const struct opts *o;

@@ -1,5 +1,5 @@
 /*
- * west.c: the one-shot command (docs/west.1).
+ * west_cli.c: the one-shot command (docs/west.1).
  *
  *   west grid [--terrain FILE] [--config FILE] [--set KEY=VALUE]...
  *             [--backend auto|cpu|cuda] [--json]
@@ -31,7 +31,7 @@
 
 #include "log.h"
 #include "obs.h"
-#include "west.h"
+#include "west_cli.h"
 
 static void usage(FILE *f)
 {

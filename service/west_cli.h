@@ -1,6 +1,6 @@
 /*
- * west.h: the one-shot command's shared parts (west.c parses arguments and
- * runs `grid`; west_run.c runs `run` and `info`).
+ * west_cli.h: the one-shot command's shared parts (west_cli.c parses
+ * arguments and runs `grid`; west_run.c runs `run` and `info`).
  */
 #ifndef WEST_CLI_H
 #define WEST_CLI_H
