@@ -16,7 +16,9 @@
  * the elevation variable fills struct west_crs; it is read before anything
  * of the raster's size, and refused when it is latitude_longitude or its
  * WKT is not in metres (west_dem_check_crs), as are lon/lat axes without
- * units: nothing here converts degrees or feet.
+ * units: nothing here converts degrees or feet.  Before nc_open, a classic
+ * file's header is checked against the file's size and max_cells
+ * (nc_header.h), since libnetcdf allocates what a header declares.
  */
 #include "terrain.h"
 #include "terrain_internal.h"
@@ -30,6 +32,7 @@
 #include <netcdf.h>
 
 #include "log.h"
+#include "nc_header.h"
 
 struct nc_raster {
 	const char *path;
@@ -609,7 +612,11 @@ enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 
 	memset(dem, 0, sizeof *dem);
 	opts = west_dem_opts_or_default(opts);
-	s = open_file(&r, err, errlen);
+	/* a classic header is checked against the file before libnetcdf
+	 * allocates what it declares (nc_header.h) */
+	s = west_nc_header_check(path, opts->max_cells, err, errlen);
+	if (s == WEST_OK)
+		s = open_file(&r, err, errlen);
 	if (s == WEST_OK)
 		s = find_axes(&r, err, errlen);
 	if (s == WEST_OK)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "nc_header.h"
 #include "terrain.h"
 
 #ifndef WEST_SRCDIR
@@ -1047,6 +1048,197 @@ Test(nc_bad, text_file_is_not_netcdf)
 
 	expect_fail(west_dem_load_netcdf(&d, p, NULL, err, sizeof err), WEST_ERR_INVALID, &d,
 		    p, NULL, ": not a NetCDF file");
+}
+
+/* ---- the classic header guard (nc_header.h) ---- */
+
+/* A classic header built byte by byte: big-endian, names padded to 4. */
+struct cdf {
+	unsigned char b[512];
+	size_t n;
+	int version;
+};
+
+static void cdf_u32(struct cdf *c, unsigned long long v)
+{
+	for (int k = 3; k >= 0; k--)
+		c->b[c->n++] = (unsigned char)(v >> (8 * k));
+}
+
+static void cdf_u64(struct cdf *c, unsigned long long v)
+{
+	cdf_u32(c, v >> 32);
+	cdf_u32(c, v & 0xffffffffu);
+}
+
+/* A count: 64 bits in CDF-5, else 32. */
+static void cdf_count(struct cdf *c, unsigned long long v)
+{
+	if (c->version == 5)
+		cdf_u64(c, v);
+	else
+		cdf_u32(c, v);
+}
+
+static void cdf_name(struct cdf *c, const char *name)
+{
+	size_t n = strlen(name);
+
+	cdf_count(c, n);
+	memcpy(c->b + c->n, name, n);
+	c->n += n;
+	while (c->n % 4)
+		c->b[c->n++] = 0;
+}
+
+/* "CDF" version, numrecs 0, one dimension `dim` of length len, no global
+ * attributes, one NC_FLOAT variable z(dim) whose data begins right after
+ * the header. */
+static struct cdf cdf_one_var(int version, unsigned long long len)
+{
+	struct cdf c = { .version = version };
+
+	memcpy(c.b, "CDF", 3);
+	c.b[3] = (unsigned char)version;
+	c.n = 4;
+	cdf_count(&c, 0);                     /* numrecs */
+	cdf_u32(&c, 0x0A); cdf_count(&c, 1);  /* NC_DIMENSION, 1 */
+	cdf_name(&c, "x"); cdf_count(&c, len);
+	cdf_u32(&c, 0); cdf_count(&c, 0);     /* no global attributes */
+	cdf_u32(&c, 0x0B); cdf_count(&c, 1);  /* NC_VARIABLE, 1 */
+	cdf_name(&c, "z"); cdf_count(&c, 1);  /* rank 1 */
+	cdf_count(&c, 0);                     /* dimension 0 */
+	cdf_u32(&c, 0); cdf_count(&c, 0);     /* no attributes */
+	cdf_u32(&c, 5);                       /* NC_FLOAT */
+	cdf_count(&c, 0xfffffffcu);           /* vsize */
+	if (version == 1)
+		cdf_u32(&c, c.n + 4);
+	else
+		cdf_u64(&c, c.n + 8);
+	return c;
+}
+
+static const char *write_cdf(const char *name, const struct cdf *c)
+{
+	const char *path = tmp_path(name);
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "cannot create %s", path);
+	cr_assert_eq(fwrite(c->b, 1, c->n, f), c->n);
+	cr_assert_eq(fclose(f), 0);
+	return path;
+}
+
+/* The refusal is the guard's (before nc_open: libnetcdf would allocate
+ * what the header declares, 8 GB for z here), names the file, and says
+ * what does not fit. */
+static void expect_guard(const char *path, unsigned long long max_cells, const char *problem)
+{
+	struct west_dem d;
+	struct west_dem_opts o = { WEST_NODATA_REFUSE, NULL, max_cells };
+	char want[PATH_MAX + 32];
+
+	err[0] = '\0';
+	expect_fail(west_dem_load(&d, path, &o, err, sizeof err), WEST_ERR_INVALID, &d, path,
+		    NULL, problem);
+	snprintf(want, sizeof want, "%s: NetCDF header: ", path);
+	cr_assert_eq(strncmp(err, want, strlen(want)), 0, "not the guard's message: %s", err);
+}
+
+Test(nc_bad, classic_header_larger_than_its_file_is_refused_before_nc_open)
+{
+	struct cdf c = cdf_one_var(1, 0x7fffffff);
+	const char *p = write_cdf("big.nc", &c);
+
+	cr_assert_lt(c.n, 100, "the header is %zu bytes", c.n);
+	expect_guard(p, 0, "variable 'z' has data up to byte 8589934668; the file has 80 bytes");
+	expect_guard(p, 1000000, "variable 'z' has 2147483647 values, more than max_cells 1000000");
+	c = cdf_one_var(2, 0x7fffffff);
+	expect_guard(write_cdf("big2.nc", &c), 0, "variable 'z' has data up to byte");
+	c = cdf_one_var(5, 1ull << 40);
+	expect_guard(write_cdf("big5.nc", &c), 0, "variable 'z' has data up to byte");
+}
+
+Test(nc_bad, classic_header_counts_past_the_file_are_refused)
+{
+	struct cdf c = { .version = 1 };
+
+	/* 2^31 - 1 global attributes in a 24-byte file */
+	memcpy(c.b, "CDF\1", 4);
+	c.n = 4;
+	cdf_u32(&c, 0);
+	cdf_u32(&c, 0); cdf_u32(&c, 0);
+	cdf_u32(&c, 0x0C); cdf_u32(&c, 0x7fffffff);
+	expect_guard(write_cdf("atts.nc", &c), 0, "an attribute name at byte 24 needs 4 bytes "
+		     "past the end of the file");
+	/* a dimension name of 2^31 bytes */
+	c.n = 8;
+	cdf_u32(&c, 0x0A); cdf_u32(&c, 1); cdf_u32(&c, 0x80000000u);
+	expect_guard(write_cdf("name.nc", &c), 0, "a dimension name at byte 20 is 2147483648 "
+		     "bytes long, more than NC_MAX_NAME");
+	/* an attribute of 2^30 doubles */
+	c.n = 8;
+	cdf_u32(&c, 0); cdf_u32(&c, 0);
+	cdf_u32(&c, 0x0C); cdf_u32(&c, 1); cdf_name(&c, "a"); cdf_u32(&c, 6);
+	cdf_u32(&c, 0x40000000u);
+	expect_guard(write_cdf("att.nc", &c), 0, "an attribute's values at byte 40 needs");
+}
+
+/* A classic file cut short: its last variable's data is not all there. */
+Test(nc_bad, truncated_classic_file)
+{
+	const char *src = data_path("hill.nc"), *p = tmp_path("cut.nc");
+	FILE *in = fopen(src, "rb"), *out = fopen(p, "wb");
+	char buf[65536];
+	size_t n;
+
+	cr_assert(in && out);
+	n = fread(buf, 1, sizeof buf, in);
+	cr_assert(n > 64 && n < sizeof buf, "hill.nc is %zu bytes", n);
+	cr_assert_eq(fwrite(buf, 1, n - 4, out), n - 4);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+	expect_guard(p, 0, "variable 'Band1' has data up to byte");
+}
+
+/* What libnetcdf writes passes the guard in every classic format:
+ * record variables (one of bytes, unpadded, and several), scalars,
+ * attributes of every type, no records at all. */
+Test(nc, classic_files_pass_the_guard)
+{
+	static const int formats[] = { NC_CLASSIC_MODEL, NC_64BIT_OFFSET, NC_64BIT_DATA };
+	static const signed char bytes[6] = { 1, 2, 3, 4, 5, 6 };
+	static const double d[4] = { 1, 2, 3, 4 };
+	static const size_t start[2] = { 0, 0 }, count[2] = { 2, 3 };
+
+	for (size_t k = 0; k < 3; k++) {
+		for (int records = 0; records < 2; records++) {
+			char name[32];
+			int ncid, t, x, dims[2], vb, vd, vs, vr;
+			snprintf(name, sizeof name, "fmt%zu-%d.nc", k, records);
+			const char *p = tmp_path(name);
+			cr_assert_eq(nc_create(p, NC_CLOBBER | formats[k], &ncid), NC_NOERR);
+			nc_def_dim(ncid, "time", NC_UNLIMITED, &t);
+			nc_def_dim(ncid, "x", 3, &x);
+			dims[0] = t, dims[1] = x;
+			nc_def_var(ncid, "b", NC_BYTE, 2, dims, &vb);
+			nc_def_var(ncid, "q", NC_DOUBLE, 1, &x, &vd);
+			nc_def_var(ncid, "s", NC_INT, 0, NULL, &vs);
+			if (records)
+				nc_def_var(ncid, "r", NC_SHORT, 1, &t, &vr);
+			nc_put_att_text(ncid, NC_GLOBAL, "title", 5, "hello");
+			nc_put_att_double(ncid, vd, "valid", NC_DOUBLE, 4, d);
+			nc_put_att_schar(ncid, vb, "flags", NC_BYTE, 3, bytes);
+			cr_assert_eq(nc_enddef(ncid), NC_NOERR);
+			nc_put_var_double(ncid, vd, d);
+			if (records)
+				nc_put_vara_schar(ncid, vb, start, count, bytes);
+			cr_assert_eq(nc_close(ncid), NC_NOERR);
+			err[0] = '\0';
+			cr_expect_eq(west_nc_header_check(p, 100, err, sizeof err), WEST_OK,
+				     "%s: %s", name, err);
+		}
+	}
 }
 
 /* ---- resampling ---- */
