@@ -33,6 +33,7 @@
 
 #include "log.h"
 #include "nc_header.h"
+#include "proj.h"
 
 struct nc_raster {
 	const char *path;
@@ -527,6 +528,15 @@ static int read_mapping(const struct nc_raster *r, int gvar, struct west_crs *cr
 	}
 	crs->has_tm = found == 5 &&
 		      strcmp(crs->grid_mapping_name, "transverse_mercator") == 0;
+	if (crs->has_tm && !west_tm_params_ok(crs)) {
+		char gname[NC_MAX_NAME + 1] = "";
+		nc_inq_varname(r->ncid, gvar, gname);
+		west_log(WEST_LOG_WARNING, "%s: grid mapping '%s': transverse Mercator "
+			 "parameters out of range (k0 %g, latitude of origin %g, central "
+			 "meridian %g); no longitude and latitude for this terrain",
+			 r->path, gname, crs->k0, crs->lat0, crs->lon0);
+		crs->has_tm = 0;
+	}
 	if (rc >= 0)
 		rc = att_text(r->ncid, gvar, "crs_wkt", &crs->wkt);
 	if (rc == 0)

@@ -279,6 +279,23 @@ Test(asc, prj_beside_is_read)
 	west_dem_free(&d);
 }
 
+/* A .prj Transverse_Mercator with a scale factor of 0 gives no has_tm (the
+ * projection would divide by it). */
+Test(asc, prj_tm_out_of_range_is_no_tm)
+{
+	struct west_dem d;
+	const char *p = write_file("k.asc", HDR(1, 1) "5\n");
+
+	write_file("k.prj", "PROJCS[\"t\",PROJECTION[\"Transverse_Mercator\"],"
+		   "PARAMETER[\"False_Easting\",500000.0],PARAMETER[\"False_Northing\",0.0],"
+		   "PARAMETER[\"Central_Meridian\",15.0],PARAMETER[\"Scale_Factor\",0],"
+		   "PARAMETER[\"Latitude_Of_Origin\",0.0],UNIT[\"Meter\",1.0]]");
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_assert_eq(d.crs.has_tm, 0, "has_tm with scale factor %g", d.crs.k0);
+	cr_assert_not_null(d.crs.wkt);
+	west_dem_free(&d);
+}
+
 /* ---- ESRI ASCII: one test per bad input ---- */
 
 Test(asc_bad, truncated)
@@ -657,7 +674,8 @@ struct ncspec {
 	int packed;            /* Band1 as short with scale_factor 0.5, add_offset 100 */
 	int mapping;           /* 1: a UTM 33N grid mapping "tm"; 2: the same less
 				* false_northing; 3: latitude_longitude; 4: 1 with a
-				* spatial_ref in US survey feet */
+				* spatial_ref in US survey feet; 5: 1 with a NaN
+				* central meridian */
 };
 
 static void put_coords(int ncid, int vx, int vy, const struct ncspec *s)
@@ -725,8 +743,11 @@ static void def_mapping(int ncid, int vz, int mode)
 		"longitude_of_central_meridian", "latitude_of_projection_origin",
 		"scale_factor_at_central_meridian", "false_easting", "false_northing",
 	};
-	static const double values[5] = { 15.0, 0.0, 0.9996, 500000.0, 0.0 };
+	double values[5] = { 15.0, 0.0, 0.9996, 500000.0, 0.0 };
 	int v;
+
+	if (mode == 5)
+		values[0] = NAN;
 
 	NC(nc_def_var(ncid, "tm", NC_CHAR, 0, NULL, &v));
 	NC(nc_put_att_text(ncid, v, "grid_mapping_name", strlen(gm), gm));
@@ -780,6 +801,22 @@ Test(nc, hill_nc_equals_hill_asc)
 		cr_assert(fabsf(n.z[k] - a.z[k]) <= 0.005f, "cell %zu: %g vs %g", k, n.z[k], a.z[k]);
 	west_dem_free(&a);
 	west_dem_free(&n);
+}
+
+/* A transverse Mercator mapping whose parameters the projection cannot take
+ * (a NaN central meridian, found by tests/fuzz/fuzz_dem_nc) gives no
+ * has_tm: the terrain loads without longitude and latitude, as with a
+ * mapping that lacks a parameter. */
+Test(nc, tm_mapping_out_of_range_is_no_tm)
+{
+	struct ncspec s = { .nx = 3, .ny = 2, .mapping = 5 };
+	const char *p = make_nc("nantm.nc", &s);
+	struct west_dem d;
+
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_assert_str_eq(d.crs.grid_mapping_name, "transverse_mercator");
+	cr_assert_eq(d.crs.has_tm, 0, "has_tm with central meridian %g", d.crs.lon0);
+	west_dem_free(&d);
 }
 
 Test(nc, hill_nc_crs)

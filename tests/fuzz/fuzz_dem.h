@@ -7,6 +7,7 @@
 #define WEST_FUZZ_DEM_H
 
 #include "fuzz_common.h"
+#include "proj.h"
 #include "terrain.h"
 
 #define FUZZ_DEM_MAX_CELLS (1ull << 20)
@@ -43,9 +44,9 @@ static inline void fuzz_dem_check(enum west_status s, const struct west_dem *dem
 		FUZZ_ASSERT(dem->z[k] >= -12000.0f && dem->z[k] <= 10000.0f,
 			    "cell %zu: %g m", k, (double)dem->z[k]);
 	if (dem->crs.has_tm)
-		FUZZ_ASSERT(isfinite(dem->crs.lon0) && isfinite(dem->crs.lat0) &&
-			    isfinite(dem->crs.k0), "has_tm with %g %g %g", dem->crs.lon0,
-			    dem->crs.lat0, dem->crs.k0);
+		FUZZ_ASSERT(west_tm_params_ok(&dem->crs), "has_tm with k0 %g, lat0 %g, lon0 %g, "
+			    "FE %g, FN %g", dem->crs.k0, dem->crs.lat0, dem->crs.lon0,
+			    dem->crs.false_easting, dem->crs.false_northing);
 }
 
 #endif
