@@ -82,10 +82,42 @@ void west_reply_json(struct west_req *r, unsigned status, json_t *json,
 			len);
 }
 
+/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0 when
+ * it is not one (a stray continuation, an overlong form, a surrogate, past
+ * U+10FFFF, or cut short). */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n = s[0] < 0x80 ? 1 : s[0] >= 0xc2 && s[0] <= 0xdf ? 2 :
+		   s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	for (size_t k = 1; k < n; k++)
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f))) ||
+	    (n == 4 && ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))))
+		return 0;
+	return n;
+}
+
+/* s in place with every byte that is not part of well-formed UTF-8 as '?':
+ * a problem's detail quotes the client's bytes (cut to a length, maybe in
+ * the middle of a character), and JSON text must be UTF-8. */
+static char *utf8_clean(char *s)
+{
+	for (unsigned char *p = (unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (n)
+			p += n;
+		else
+			*p++ = '?';
+	}
+	return s;
+}
+
 void west_reply_problem(struct west_req *r, unsigned status, const char *type,
 			const char *title, const char *fmt, ...)
 {
-	char detail[WEST_ERRLEN + 256], typeuri[128];
+	char detail[WEST_ERRLEN + 256], typeuri[128], *url = strdup(r->url);
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -97,8 +129,10 @@ void west_reply_problem(struct west_req *r, unsigned status, const char *type,
 				    "Bearer realm=\"westd\"");
 	west_reply_json(r, status,
 			json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", typeuri, "title", title,
-				  "status", (int)status, "detail", detail, "instance", r->url),
+				  "status", (int)status, "detail", utf8_clean(detail),
+				  "instance", url ? utf8_clean(url) : ""),
 			"application/problem+json");
+	free(url);
 }
 
 void west_reply_static(struct west_req *r, unsigned status, const char *content_type,

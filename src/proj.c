@@ -128,14 +128,19 @@ static void forward_xi_eta(const struct tm_consts *c, double phi, double lam,
 	kruger(c->alpha, 1.0, xi, eta);
 }
 
+int west_tm_params_ok(const struct west_crs *crs)
+{
+	return crs->k0 > 0.0 && isfinite(crs->k0) && fabs(crs->lat0) <= 90.0 &&
+	       isfinite(crs->lon0) && isfinite(crs->false_easting) &&
+	       isfinite(crs->false_northing);
+}
+
 static enum west_status check_crs(const struct west_crs *crs, char *err, size_t errlen)
 {
 	if (!crs->has_tm)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "the CRS has no transverse Mercator parameters");
-	if (!(crs->k0 > 0.0) || !isfinite(crs->k0) || !(fabs(crs->lat0) <= 90.0) ||
-	    !isfinite(crs->lon0) || !isfinite(crs->false_easting) ||
-	    !isfinite(crs->false_northing))
+	if (!west_tm_params_ok(crs))
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "transverse Mercator parameters out of range "
 				 "(k0 %g, lat0 %g, lon0 %g)", crs->k0, crs->lat0, crs->lon0);

@@ -24,6 +24,11 @@ extern "C" {
 
 #define WEST_TM_MAX_DLON 35.0 /* degrees from the central meridian */
 
+/* 1 when the five transverse Mercator parameters of crs are ones the
+ * projection takes (k0 > 0, |lat0| <= 90, all finite), has_tm aside: the
+ * DEM readers set has_tm only then. */
+int west_tm_params_ok(const struct west_crs *crs);
+
 /* lon, lat (degrees, WGS 84) -> x, y (m).  Needs crs->has_tm. */
 enum west_status west_tm_forward(const struct west_crs *crs, double lon, double lat,
 				 double *x, double *y, char *err, size_t errlen);

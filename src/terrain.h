@@ -64,7 +64,8 @@ enum west_nodata_rule { WEST_NODATA_REFUSE, WEST_NODATA_FILL };
 struct west_crs {
 	char grid_mapping_name[64]; /* e.g. "transverse_mercator" */
 	char *wkt;                  /* crs_wkt / spatial_ref / .prj, or NULL */
-	int has_tm;                 /* the five parameters below are set */
+	int has_tm;                 /* the five parameters below are set, in range
+				     * (west_tm_params_ok, proj.h) */
 	double lon0;                /* longitude_of_central_meridian (deg) */
 	double lat0;                /* latitude_of_projection_origin (deg) */
 	double k0;                  /* scale_factor_at_central_meridian */

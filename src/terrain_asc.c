@@ -10,7 +10,8 @@
  * are skipped anywhere; anything else after the last row is an error.
  * Rows and values in messages count from 1 in file order, as an editor
  * shows them.  A *.prj beside the grid is kept as the CRS WKT; when it is
- * a WKT1 Transverse_Mercator projection its five parameters fill has_tm.
+ * a WKT1 Transverse_Mercator projection whose five parameters are in range
+ * (west_tm_params_ok), they fill has_tm.
  * The .prj is read right after the header, before anything of the grid's
  * size is allocated, and refused when its CRS is not in metres
  * (geographic, or a projection in feet: west_dem_check_crs), since the
@@ -28,6 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "log.h"
+#include "proj.h"
 
 #define PRJ_MAX 65536 /* bytes; a longer .prj is not a WKT */
 
@@ -426,23 +430,29 @@ static int wkt_param(const char *wkt, const char *name, double *v)
 	return end != p && isfinite(*v);
 }
 
-/* has_tm from a WKT1 (OGC or ESRI) Transverse_Mercator projection. */
-static void crs_from_wkt(struct west_crs *crs)
+/* has_tm from a WKT1 (OGC or ESRI) Transverse_Mercator projection, when
+ * its five parameters are ones the projection takes (else a warning naming
+ * pp, and no has_tm). */
+static void crs_from_wkt(struct west_crs *crs, const char *pp)
 {
 	struct west_crs c = *crs;
 
-	if (!strcasestr(c.wkt, "PROJECTION[\"Transverse_Mercator\"]"))
+	if (!strcasestr(c.wkt, "PROJECTION[\"Transverse_Mercator\"]") ||
+	    !wkt_param(c.wkt, "central_meridian", &c.lon0) ||
+	    !wkt_param(c.wkt, "latitude_of_origin", &c.lat0) ||
+	    !wkt_param(c.wkt, "scale_factor", &c.k0) ||
+	    !wkt_param(c.wkt, "false_easting", &c.false_easting) ||
+	    !wkt_param(c.wkt, "false_northing", &c.false_northing))
 		return;
-	if (wkt_param(c.wkt, "central_meridian", &c.lon0) &&
-	    wkt_param(c.wkt, "latitude_of_origin", &c.lat0) &&
-	    wkt_param(c.wkt, "scale_factor", &c.k0) &&
-	    wkt_param(c.wkt, "false_easting", &c.false_easting) &&
-	    wkt_param(c.wkt, "false_northing", &c.false_northing)) {
-		snprintf(c.grid_mapping_name, sizeof c.grid_mapping_name,
-			 "transverse_mercator");
-		c.has_tm = 1;
-		*crs = c;
+	if (!west_tm_params_ok(&c)) {
+		west_log(WEST_LOG_WARNING, "%s: transverse Mercator parameters out of range "
+			 "(scale factor %g, latitude of origin %g); no longitude and latitude "
+			 "for this terrain", pp, c.k0, c.lat0);
+		return;
 	}
+	snprintf(c.grid_mapping_name, sizeof c.grid_mapping_name, "transverse_mercator");
+	c.has_tm = 1;
+	*crs = c;
 }
 
 static enum west_status read_prj_file(const char *path, const char *pp, FILE *f,
@@ -478,7 +488,7 @@ static enum west_status read_prj_file(const char *path, const char *pp, FILE *f,
 		return s;
 	}
 	crs->wkt = buf;
-	crs_from_wkt(crs);
+	crs_from_wkt(crs, pp);
 	return WEST_OK;
 }
 

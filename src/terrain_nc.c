@@ -16,7 +16,9 @@
  * the elevation variable fills struct west_crs; it is read before anything
  * of the raster's size, and refused when it is latitude_longitude or its
  * WKT is not in metres (west_dem_check_crs), as are lon/lat axes without
- * units: nothing here converts degrees or feet.
+ * units: nothing here converts degrees or feet.  Before nc_open, a classic
+ * file's header is checked against the file's size and max_cells
+ * (nc_header.h), since libnetcdf allocates what a header declares.
  */
 #include "terrain.h"
 #include "terrain_internal.h"
@@ -30,6 +32,8 @@
 #include <netcdf.h>
 
 #include "log.h"
+#include "nc_header.h"
+#include "proj.h"
 
 struct nc_raster {
 	const char *path;
@@ -524,6 +528,15 @@ static int read_mapping(const struct nc_raster *r, int gvar, struct west_crs *cr
 	}
 	crs->has_tm = found == 5 &&
 		      strcmp(crs->grid_mapping_name, "transverse_mercator") == 0;
+	if (crs->has_tm && !west_tm_params_ok(crs)) {
+		char gname[NC_MAX_NAME + 1] = "";
+		nc_inq_varname(r->ncid, gvar, gname);
+		west_log(WEST_LOG_WARNING, "%s: grid mapping '%s': transverse Mercator "
+			 "parameters out of range (k0 %g, latitude of origin %g, central "
+			 "meridian %g); no longitude and latitude for this terrain",
+			 r->path, gname, crs->k0, crs->lat0, crs->lon0);
+		crs->has_tm = 0;
+	}
 	if (rc >= 0)
 		rc = att_text(r->ncid, gvar, "crs_wkt", &crs->wkt);
 	if (rc == 0)
@@ -609,7 +622,11 @@ enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 
 	memset(dem, 0, sizeof *dem);
 	opts = west_dem_opts_or_default(opts);
-	s = open_file(&r, err, errlen);
+	/* a classic header is checked against the file before libnetcdf
+	 * allocates what it declares (nc_header.h) */
+	s = west_nc_header_check(path, opts->max_cells, err, errlen);
+	if (s == WEST_OK)
+		s = open_file(&r, err, errlen);
 	if (s == WEST_OK)
 		s = find_axes(&r, err, errlen);
 	if (s == WEST_OK)

@@ -25,6 +25,7 @@
 
 #include "log.h"
 #include "log_capture.h"
+#include "nc_header.h"
 #include "terrain.h"
 
 #ifndef WEST_SRCDIR
@@ -277,6 +278,23 @@ Test(asc, prj_beside_is_read)
 	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
 	cr_assert_str_eq(d.crs.wkt, "LOCAL_CS[\"test\"]");
 	cr_assert_eq(d.crs.has_tm, 0);
+	west_dem_free(&d);
+}
+
+/* A .prj Transverse_Mercator with a scale factor of 0 gives no has_tm (the
+ * projection would divide by it). */
+Test(asc, prj_tm_out_of_range_is_no_tm)
+{
+	struct west_dem d;
+	const char *p = write_file("k.asc", HDR(1, 1) "5\n");
+
+	write_file("k.prj", "PROJCS[\"t\",PROJECTION[\"Transverse_Mercator\"],"
+		   "PARAMETER[\"False_Easting\",500000.0],PARAMETER[\"False_Northing\",0.0],"
+		   "PARAMETER[\"Central_Meridian\",15.0],PARAMETER[\"Scale_Factor\",0],"
+		   "PARAMETER[\"Latitude_Of_Origin\",0.0],UNIT[\"Meter\",1.0]]");
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_assert_eq(d.crs.has_tm, 0, "has_tm with scale factor %g", d.crs.k0);
+	cr_assert_not_null(d.crs.wkt);
 	west_dem_free(&d);
 }
 
@@ -658,7 +676,8 @@ struct ncspec {
 	int packed;            /* Band1 as short with scale_factor 0.5, add_offset 100 */
 	int mapping;           /* 1: a UTM 33N grid mapping "tm"; 2: the same less
 				* false_northing; 3: latitude_longitude; 4: 1 with a
-				* spatial_ref in US survey feet */
+				* spatial_ref in US survey feet; 5: 1 with a NaN
+				* central meridian */
 };
 
 static void put_coords(int ncid, int vx, int vy, const struct ncspec *s)
@@ -726,8 +745,11 @@ static void def_mapping(int ncid, int vz, int mode)
 		"longitude_of_central_meridian", "latitude_of_projection_origin",
 		"scale_factor_at_central_meridian", "false_easting", "false_northing",
 	};
-	static const double values[5] = { 15.0, 0.0, 0.9996, 500000.0, 0.0 };
+	double values[5] = { 15.0, 0.0, 0.9996, 500000.0, 0.0 };
 	int v;
+
+	if (mode == 5)
+		values[0] = NAN;
 
 	NC(nc_def_var(ncid, "tm", NC_CHAR, 0, NULL, &v));
 	NC(nc_put_att_text(ncid, v, "grid_mapping_name", strlen(gm), gm));
@@ -781,6 +803,22 @@ Test(nc, hill_nc_equals_hill_asc)
 		cr_assert(fabsf(n.z[k] - a.z[k]) <= 0.005f, "cell %zu: %g vs %g", k, n.z[k], a.z[k]);
 	west_dem_free(&a);
 	west_dem_free(&n);
+}
+
+/* A transverse Mercator mapping whose parameters the projection cannot take
+ * (a NaN central meridian, found by tests/fuzz/fuzz_dem_nc) gives no
+ * has_tm: the terrain loads without longitude and latitude, as with a
+ * mapping that lacks a parameter. */
+Test(nc, tm_mapping_out_of_range_is_no_tm)
+{
+	struct ncspec s = { .nx = 3, .ny = 2, .mapping = 5 };
+	const char *p = make_nc("nantm.nc", &s);
+	struct west_dem d;
+
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_assert_str_eq(d.crs.grid_mapping_name, "transverse_mercator");
+	cr_assert_eq(d.crs.has_tm, 0, "has_tm with central meridian %g", d.crs.lon0);
+	west_dem_free(&d);
 }
 
 Test(nc, hill_nc_crs)
@@ -1141,6 +1179,197 @@ Test(dispatch, epsg_ignored_for_esri_ascii)
 			   "log: %s", log_buf);
 	cr_assert_eq(d.crs.lon0, 15.0);
 	west_dem_free(&d);
+}
+
+/* ---- the classic header guard (nc_header.h) ---- */
+
+/* A classic header built byte by byte: big-endian, names padded to 4. */
+struct cdf {
+	unsigned char b[512];
+	size_t n;
+	int version;
+};
+
+static void cdf_u32(struct cdf *c, unsigned long long v)
+{
+	for (int k = 3; k >= 0; k--)
+		c->b[c->n++] = (unsigned char)(v >> (8 * k));
+}
+
+static void cdf_u64(struct cdf *c, unsigned long long v)
+{
+	cdf_u32(c, v >> 32);
+	cdf_u32(c, v & 0xffffffffu);
+}
+
+/* A count: 64 bits in CDF-5, else 32. */
+static void cdf_count(struct cdf *c, unsigned long long v)
+{
+	if (c->version == 5)
+		cdf_u64(c, v);
+	else
+		cdf_u32(c, v);
+}
+
+static void cdf_name(struct cdf *c, const char *name)
+{
+	size_t n = strlen(name);
+
+	cdf_count(c, n);
+	memcpy(c->b + c->n, name, n);
+	c->n += n;
+	while (c->n % 4)
+		c->b[c->n++] = 0;
+}
+
+/* "CDF" version, numrecs 0, one dimension `dim` of length len, no global
+ * attributes, one NC_FLOAT variable z(dim) whose data begins right after
+ * the header. */
+static struct cdf cdf_one_var(int version, unsigned long long len)
+{
+	struct cdf c = { .version = version };
+
+	memcpy(c.b, "CDF", 3);
+	c.b[3] = (unsigned char)version;
+	c.n = 4;
+	cdf_count(&c, 0);                     /* numrecs */
+	cdf_u32(&c, 0x0A); cdf_count(&c, 1);  /* NC_DIMENSION, 1 */
+	cdf_name(&c, "x"); cdf_count(&c, len);
+	cdf_u32(&c, 0); cdf_count(&c, 0);     /* no global attributes */
+	cdf_u32(&c, 0x0B); cdf_count(&c, 1);  /* NC_VARIABLE, 1 */
+	cdf_name(&c, "z"); cdf_count(&c, 1);  /* rank 1 */
+	cdf_count(&c, 0);                     /* dimension 0 */
+	cdf_u32(&c, 0); cdf_count(&c, 0);     /* no attributes */
+	cdf_u32(&c, 5);                       /* NC_FLOAT */
+	cdf_count(&c, 0xfffffffcu);           /* vsize */
+	if (version == 1)
+		cdf_u32(&c, c.n + 4);
+	else
+		cdf_u64(&c, c.n + 8);
+	return c;
+}
+
+static const char *write_cdf(const char *name, const struct cdf *c)
+{
+	const char *path = tmp_path(name);
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f, "cannot create %s", path);
+	cr_assert_eq(fwrite(c->b, 1, c->n, f), c->n);
+	cr_assert_eq(fclose(f), 0);
+	return path;
+}
+
+/* The refusal is the guard's (before nc_open: libnetcdf would allocate
+ * what the header declares, 8 GB for z here), names the file, and says
+ * what does not fit. */
+static void expect_guard(const char *path, unsigned long long max_cells, const char *problem)
+{
+	struct west_dem d;
+	struct west_dem_opts o = { .nodata = WEST_NODATA_REFUSE, .max_cells = max_cells };
+	char want[PATH_MAX + 32];
+
+	err[0] = '\0';
+	expect_fail(west_dem_load(&d, path, &o, err, sizeof err), WEST_ERR_INVALID, &d, path,
+		    NULL, problem);
+	snprintf(want, sizeof want, "%s: NetCDF header: ", path);
+	cr_assert_eq(strncmp(err, want, strlen(want)), 0, "not the guard's message: %s", err);
+}
+
+Test(nc_bad, classic_header_larger_than_its_file_is_refused_before_nc_open)
+{
+	struct cdf c = cdf_one_var(1, 0x7fffffff);
+	const char *p = write_cdf("big.nc", &c);
+
+	cr_assert_lt(c.n, 100, "the header is %zu bytes", c.n);
+	expect_guard(p, 0, "variable 'z' has data up to byte 8589934668; the file has 80 bytes");
+	expect_guard(p, 1000000, "variable 'z' has 2147483647 values, more than max_cells 1000000");
+	c = cdf_one_var(2, 0x7fffffff);
+	expect_guard(write_cdf("big2.nc", &c), 0, "variable 'z' has data up to byte");
+	c = cdf_one_var(5, 1ull << 40);
+	expect_guard(write_cdf("big5.nc", &c), 0, "variable 'z' has data up to byte");
+}
+
+Test(nc_bad, classic_header_counts_past_the_file_are_refused)
+{
+	struct cdf c = { .version = 1 };
+
+	/* 2^31 - 1 global attributes in a 24-byte file */
+	memcpy(c.b, "CDF\1", 4);
+	c.n = 4;
+	cdf_u32(&c, 0);
+	cdf_u32(&c, 0); cdf_u32(&c, 0);
+	cdf_u32(&c, 0x0C); cdf_u32(&c, 0x7fffffff);
+	expect_guard(write_cdf("atts.nc", &c), 0, "an attribute name at byte 24 needs 4 bytes "
+		     "past the end of the file");
+	/* a dimension name of 2^31 bytes */
+	c.n = 8;
+	cdf_u32(&c, 0x0A); cdf_u32(&c, 1); cdf_u32(&c, 0x80000000u);
+	expect_guard(write_cdf("name.nc", &c), 0, "a dimension name at byte 20 is 2147483648 "
+		     "bytes long, more than NC_MAX_NAME");
+	/* an attribute of 2^30 doubles */
+	c.n = 8;
+	cdf_u32(&c, 0); cdf_u32(&c, 0);
+	cdf_u32(&c, 0x0C); cdf_u32(&c, 1); cdf_name(&c, "a"); cdf_u32(&c, 6);
+	cdf_u32(&c, 0x40000000u);
+	expect_guard(write_cdf("att.nc", &c), 0, "an attribute's values at byte 40 needs");
+}
+
+/* A classic file cut short: its last variable's data is not all there. */
+Test(nc_bad, truncated_classic_file)
+{
+	const char *src = data_path("hill.nc"), *p = tmp_path("cut.nc");
+	FILE *in = fopen(src, "rb"), *out = fopen(p, "wb");
+	char buf[65536];
+	size_t n;
+
+	cr_assert(in && out);
+	n = fread(buf, 1, sizeof buf, in);
+	cr_assert(n > 64 && n < sizeof buf, "hill.nc is %zu bytes", n);
+	cr_assert_eq(fwrite(buf, 1, n - 4, out), n - 4);
+	fclose(in);
+	cr_assert_eq(fclose(out), 0);
+	expect_guard(p, 0, "variable 'Band1' has data up to byte");
+}
+
+/* What libnetcdf writes passes the guard in every classic format:
+ * record variables (one of bytes, unpadded, and several), scalars,
+ * attributes of every type, no records at all. */
+Test(nc, classic_files_pass_the_guard)
+{
+	static const int formats[] = { NC_CLASSIC_MODEL, NC_64BIT_OFFSET, NC_64BIT_DATA };
+	static const signed char bytes[6] = { 1, 2, 3, 4, 5, 6 };
+	static const double d[4] = { 1, 2, 3, 4 };
+	static const size_t start[2] = { 0, 0 }, count[2] = { 2, 3 };
+
+	for (size_t k = 0; k < 3; k++) {
+		for (int records = 0; records < 2; records++) {
+			char name[32];
+			int ncid, t, x, dims[2], vb, vd, vs, vr;
+			snprintf(name, sizeof name, "fmt%zu-%d.nc", k, records);
+			const char *p = tmp_path(name);
+			cr_assert_eq(nc_create(p, NC_CLOBBER | formats[k], &ncid), NC_NOERR);
+			nc_def_dim(ncid, "time", NC_UNLIMITED, &t);
+			nc_def_dim(ncid, "x", 3, &x);
+			dims[0] = t, dims[1] = x;
+			nc_def_var(ncid, "b", NC_BYTE, 2, dims, &vb);
+			nc_def_var(ncid, "q", NC_DOUBLE, 1, &x, &vd);
+			nc_def_var(ncid, "s", NC_INT, 0, NULL, &vs);
+			if (records)
+				nc_def_var(ncid, "r", NC_SHORT, 1, &t, &vr);
+			nc_put_att_text(ncid, NC_GLOBAL, "title", 5, "hello");
+			nc_put_att_double(ncid, vd, "valid", NC_DOUBLE, 4, d);
+			nc_put_att_schar(ncid, vb, "flags", NC_BYTE, 3, bytes);
+			cr_assert_eq(nc_enddef(ncid), NC_NOERR);
+			nc_put_var_double(ncid, vd, d);
+			if (records)
+				nc_put_vara_schar(ncid, vb, start, count, bytes);
+			cr_assert_eq(nc_close(ncid), NC_NOERR);
+			err[0] = '\0';
+			cr_expect_eq(west_nc_header_check(p, 100, err, sizeof err), WEST_OK,
+				     "%s: %s", name, err);
+		}
+	}
 }
 
 /* ---- resampling ---- */

@@ -1352,6 +1352,27 @@ Test(westd, unknown_parameters_are_refused)
 	}
 }
 
+/* A problem's detail and instance quote the client's bytes; bytes that are
+ * not UTF-8 (or a character cut by the quote's length) come back as '?', in
+ * JSON that parses, never as a 500 (found by tests/fuzz/fuzz_http). */
+Test(westd, problem_details_quote_non_utf8_as_question_marks)
+{
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	fix_get(&w, "/v1/field/profile?x=%B6", &r);
+	fix_problem(&r, 400, "bad-parameter", "query parameter x: '?' is not a finite number");
+	fix_get(&w, "/no%FF%C3route", &r);
+	fix_problem(&r, 404, "not-found", "no resource at /no??route");
+	/* 58 bytes, then a 3-byte character that %.60s cuts after its second byte */
+	fix_get(&w, "/v1/field/profile?x=0123456789012345678901234567890123456789"
+		 "012345678901234567%E2%82%AC", &r);
+	fix_problem(&r, 400, "bad-parameter", "4567?" "?' is not a finite number");
+	fix_get(&w, "/?f=%C3%A9t%C3", &r);
+	fix_problem(&r, 400, "bad-parameter", "f: '\xc3\xa9t?' is not json or html");
+}
+
 /* The u of a CoverageJSON answer's value i. */
 static double cov_u(json_t *cov, size_t i)
 {
