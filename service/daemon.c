@@ -369,12 +369,14 @@ static enum west_status load_grid(const struct west_config *c,
 				  struct west_shared_grid **out, char *err, size_t errlen)
 {
 	struct west_grid g;
+	struct west_grid_opts go;
 	enum west_status st;
 
 	if (!c->terrain[0])
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "terrain: no DEM file configured (set terrain = FILE)");
-	st = west_grid_load(&g, NULL, c, err, errlen);
+	west_grid_opts_from_config(&go, c);
+	st = west_grid_load(&g, NULL, &go, err, errlen);
 	if (st)
 		return st;
 	*out = west_shared_grid_new(&g);

@@ -116,13 +116,15 @@ static int load_config(struct westd *d)
 static int check_config(const struct westd *d)
 {
 	struct west_grid g;
+	struct west_grid_opts go;
 	char err[WEST_ERRLEN];
 
 	if (!d->conf.terrain[0]) {
 		west_log(WEST_LOG_ERR, "terrain: no DEM file configured");
 		return EXIT_USAGE;
 	}
-	if (west_grid_load(&g, NULL, &d->conf, err, sizeof err)) {
+	west_grid_opts_from_config(&go, &d->conf);
+	if (west_grid_load(&g, NULL, &go, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_RUNTIME;
 	}

@@ -364,12 +364,14 @@ static void print_json(const char *terrain, const struct west_grid *g,
 static int cmd_grid(const struct opts *o, const struct west_config *c)
 {
 	struct west_grid g;
+	struct west_grid_opts go;
 	struct setup s = { 0 };
 	const char *terrain = o->terrain ? o->terrain : c->terrain;
 	char err[WEST_ERRLEN];
 	int rc;
 
-	if (west_grid_load(&g, o->terrain, c, err, sizeof err)) {
+	west_grid_opts_from_config(&go, c);
+	if (west_grid_load(&g, o->terrain, &go, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;
 	}

@@ -62,8 +62,10 @@ static int load_inputs(struct run_ctx *x)
 {
 	char err[WEST_ERRLEN], times[WEST_ERRLEN];
 	struct west_obs_opts oo;
+	struct west_grid_opts go;
 
-	if (west_grid_load(&x->grid, x->o->terrain, x->c, err, sizeof err)) {
+	west_grid_opts_from_config(&go, x->c);
+	if (west_grid_load(&x->grid, x->o->terrain, &go, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;
 	}

@@ -7,6 +7,8 @@
  */
 #include "grid.h"
 
+#include "config.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,15 +21,15 @@
 #include "proj.h"
 
 static enum west_status make_levels(struct west_grid *g,
-				    const struct west_config *c,
+				    const struct west_grid_opts *o,
 				    char *err, size_t errlen)
 {
-	g->nz = c->nlevels ? c->nlevels - 1 : (size_t)c->nz;
+	g->nz = o->nlevels ? o->nlevels - 1 : o->nz;
 	g->zf = malloc((g->nz + 1) * sizeof *g->zf);
 	if (!g->zf)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for levels");
 	for (size_t k = 0; k <= g->nz; k++)
-		g->zf[k] = c->nlevels ? c->levels[k] : (double)k * c->dz;
+		g->zf[k] = o->nlevels ? o->levels[k] : (double)k * o->dz;
 	return WEST_OK;
 }
 
@@ -47,14 +49,14 @@ static enum west_status check_vertical(const struct west_grid *g,
 }
 
 static enum west_status check_size(const struct west_grid *g,
-				   const struct west_config *c,
+				   const struct west_grid_opts *o,
 				   char *err, size_t errlen)
 {
 	double cells = (double)g->nx * (double)g->ny * (double)g->nz;
-	if (cells > (double)c->max_cells)
+	if (cells > (double)o->max_cells)
 		return west_fail(err, errlen, WEST_ERR_NOMEM,
-				 "grid of %zu x %zu x %zu = %.0f cells exceeds max_cells %lld",
-				 g->nx, g->ny, g->nz, cells, c->max_cells);
+				 "grid of %zu x %zu x %zu = %.0f cells exceeds max_cells %llu",
+				 g->nx, g->ny, g->nz, cells, o->max_cells);
 	/* per cell: land mask, three face transparencies (+ a face row each) */
 	size_t per_cell = 1 + 3 * sizeof(float);
 	size_t n = (g->nx + 1) * (g->ny + 1) * (g->nz + 1);
@@ -230,7 +232,7 @@ static enum west_status alloc_arrays(struct west_grid *g, const struct west_dem 
 }
 
 enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
-				const struct west_config *c,
+				const struct west_grid_opts *o,
 				char *err, size_t errlen)
 {
 	float zmin, zmax;
@@ -241,13 +243,13 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 	g->x0 = dem->x0, g->y0 = dem->y0;
 	west_dem_range(dem, &zmin, &zmax);
 	g->terrain_min = zmin, g->terrain_max = zmax;
-	g->base = isnan(c->base_altitude) ? floor(zmin) : c->base_altitude;
-	g->cut = c->terrain_faces == WEST_FACES_CUT;
-	st = make_levels(g, c, err, errlen);
+	g->base = isnan(o->base_altitude) ? floor(zmin) : o->base_altitude;
+	g->cut = o->faces == WEST_FACES_CUT;
+	st = make_levels(g, o, err, errlen);
 	if (!st)
 		st = check_vertical(g, zmin, zmax, err, errlen);
 	if (!st)
-		st = check_size(g, c, err, errlen);
+		st = check_size(g, o, err, errlen);
 	if (!st)
 		st = alloc_arrays(g, dem, err, errlen);
 	if (!st)
@@ -262,39 +264,52 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 	return WEST_OK;
 }
 
+void west_grid_opts_from_config(struct west_grid_opts *o, const struct west_config *c)
+{
+	*o = (struct west_grid_opts){
+		.terrain = c->terrain,
+		.dem = {
+			.nodata = (enum west_nodata_rule)c->nodata,
+			.variable = c->terrain_variable,
+			.max_cells = (unsigned long long)c->max_cells,
+			.epsg = c->terrain_epsg,
+			.resolution = c->resolution,
+		},
+		.nz = (size_t)c->nz, .dz = c->dz,
+		.levels = c->levels, .nlevels = c->nlevels,
+		.base_altitude = c->base_altitude,
+		.max_cells = (unsigned long long)c->max_cells,
+		.faces = (enum west_terrain_faces)c->terrain_faces,
+	};
+}
+
 enum west_status west_grid_load(struct west_grid *g, const char *path,
-				const struct west_config *c,
+				const struct west_grid_opts *o,
 				char *err, size_t errlen)
 {
 	struct west_dem dem, res;
-	struct west_dem_opts o = {
-		.nodata = (enum west_nodata_rule)c->nodata,
-		.variable = c->terrain_variable,
-		.max_cells = (unsigned long long)c->max_cells,
-		.epsg = c->terrain_epsg,
-		.resolution = c->resolution,
-	};
+	double resolution = o->dem.resolution;
 	enum west_status st;
 
 	memset(g, 0, sizeof *g);
 	if (!path)
-		path = c->terrain;
+		path = o->terrain ? o->terrain : "";
 	if (!path[0])
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "no terrain: set `terrain` in the config or pass --terrain");
-	st = west_dem_load(&dem, path, &o, err, errlen);
+	st = west_dem_load(&dem, path, &o->dem, err, errlen);
 	if (st)
 		return st;
-	if (c->resolution > 0 && (c->resolution != dem.dx || c->resolution != dem.dy)) {
-		st = west_dem_resample(&dem, c->resolution, &res, err, errlen);
+	if (resolution > 0 && (resolution != dem.dx || resolution != dem.dy)) {
+		st = west_dem_resample(&dem, resolution, &res, err, errlen);
 		west_dem_free(&dem);
 		if (st)
 			return st;
 		west_log(WEST_LOG_INFO, "%s: resampled to %g m: %zu x %zu columns",
-			 path, c->resolution, res.nx, res.ny);
+			 path, resolution, res.nx, res.ny);
 		dem = res;
 	}
-	st = west_grid_init(g, &dem, c, err, errlen);
+	st = west_grid_init(g, &dem, o, err, errlen);
 	west_dem_free(&dem);
 	if (st && err) {
 		char why[WEST_ERRLEN];

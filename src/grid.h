@@ -33,9 +33,10 @@
 
 #include <stddef.h>
 
-#include "config.h"
 #include "status.h"
 #include "terrain.h"
+
+struct west_config;
 
 /* How the terrain closes the faces (config terrain_faces). */
 enum west_terrain_faces { WEST_FACES_CUT, WEST_FACES_STAIRCASE };
@@ -101,20 +102,37 @@ static inline size_t west_grid_nzfaces(const struct west_grid *g)
 	return g->nx * g->ny * (g->nz + 1);
 }
 
+/* How a grid is built (west_grid_opts_from_config fills it from the
+ * config's terrain, DEM and level keys). */
+struct west_grid_opts {
+	const char *terrain;          /* the DEM, for west_grid_load without a path */
+	struct west_dem_opts dem;     /* how to read it; dem.resolution > 0: the
+				       * cell size to resample to */
+	size_t nz;                    /* uniform levels, when nlevels is 0 ... */
+	double dz;                    /* ... of dz m each */
+	const double *levels;         /* else nlevels face heights above the base */
+	size_t nlevels;
+	double base_altitude;         /* m; NaN: the lowest terrain, floored */
+	unsigned long long max_cells; /* refuse grids with more 3D cells */
+	enum west_terrain_faces faces;
+};
+
+/* o from c (which must outlive o: o points into it). */
+void west_grid_opts_from_config(struct west_grid_opts *o, const struct west_config *c);
+
 /*
- * Build the grid over `dem` with the vertical levels of `conf` (levels, or
- * nz and dz), base_altitude (NaN: the lowest terrain point, floored to the
- * metre) and max_cells.  Refuses a base above the lowest terrain, a top not
- * above the highest terrain, and grids over max_cells or memory, before
- * allocating.  On error g is zeroed.
+ * Build the grid over `dem` with the vertical levels of o (levels, or nz
+ * and dz), its base altitude and max_cells.  Refuses a base above the
+ * lowest terrain, a top not above the highest terrain, and grids over
+ * max_cells or memory, before allocating.  On error g is zeroed.
  */
 enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
-				const struct west_config *conf,
+				const struct west_grid_opts *o,
 				char *err, size_t errlen);
 
-/* Load conf->terrain (or `path` when not NULL), resample, build. */
+/* Load o->terrain (or `path` when not NULL), resample, build. */
 enum west_status west_grid_load(struct west_grid *g, const char *path,
-				const struct west_config *conf,
+				const struct west_grid_opts *o,
 				char *err, size_t errlen);
 
 void west_grid_free(struct west_grid *g);

@@ -53,7 +53,9 @@ static inline void fix_grid_conf(struct west_grid *g, size_t nx, size_t ny,
 			dem.z[j * nx + i] = (float)(FIX_PLAIN + height *
 				exp(-(x * x + y * y) / (2 * sigma * sigma)));
 		}
-	cr_assert_eq(west_grid_init(g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, c);
+	cr_assert_eq(west_grid_init(g, &dem, &go, err, sizeof err), WEST_OK, "%s", err);
 	free(dem.z);
 }
 

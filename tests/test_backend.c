@@ -19,7 +19,9 @@ static void load_hill(void)
 	char err[WEST_ERRLEN];
 	west_config_defaults(&conf);
 	conf.nz = 12, conf.dz = 15;
-	cr_assert_eq(west_grid_load(&grid, WEST_SRCDIR "/data/hill.asc", &conf,
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, &conf);
+	cr_assert_eq(west_grid_load(&grid, WEST_SRCDIR "/data/hill.asc", &go,
 				    err, sizeof err), WEST_OK, "%s", err);
 }
 

@@ -373,7 +373,9 @@ static void wind_setup(void)
 			dem.z[j * dem.nx + i] = (float)(FIX_PLAIN + 60 * exp(-(x * x + y * y) /
 									   (2 * 300.0 * 300.0)));
 		}
-	cr_assert_eq(west_grid_init(&g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, c);
+	cr_assert_eq(west_grid_init(&g, &dem, &go, err, sizeof err), WEST_OK, "%s", err);
 	free(dem.z);
 	free(c);
 	cr_assert(g.has_convergence, "the grid should know true north");

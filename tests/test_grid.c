@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "grid.h"
 
 static struct west_config conf;
@@ -17,6 +18,24 @@ static struct west_grid g;
 static char err[WEST_ERRLEN];
 
 /* An nx x ny DEM of constant altitude h, cells of 10 m. */
+/* The grid over d, or from a file (path NULL: conf.terrain), with conf's
+ * options. */
+static enum west_status grid_init(const struct west_dem *d)
+{
+	struct west_grid_opts o;
+
+	west_grid_opts_from_config(&o, &conf);
+	return west_grid_init(&g, d, &o, err, sizeof err);
+}
+
+static enum west_status grid_load(const char *path)
+{
+	struct west_grid_opts o;
+
+	west_grid_opts_from_config(&o, &conf);
+	return west_grid_load(&g, path, &o, err, sizeof err);
+}
+
 static void make_dem(size_t nx, size_t ny, float h)
 {
 	memset(&dem, 0, sizeof dem);
@@ -42,7 +61,7 @@ TestSuite(grid, .fini = teardown);
 Test(grid, flat_terrain_has_no_land_and_closed_ground)
 {
 	make_dem(4, 3, 100.0f);
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
 	cr_assert_eq(g.nx, 4);
 	cr_assert_eq(g.ny, 3);
 	cr_assert_eq(g.nz, 5);
@@ -62,7 +81,7 @@ Test(grid, land_by_cell_centre)
 {
 	make_dem(3, 2, 100.0f);
 	dem.z[0] = 125.0f;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
 	cr_assert_eq(g.land_cells, 2);
 	cr_assert_eq(g.land[west_grid_cell(&g, 0, 0, 0)], 1);
 	cr_assert_eq(g.land[west_grid_cell(&g, 0, 0, 1)], 1);
@@ -98,7 +117,7 @@ Test(grid, cut_cells)
 	make_dem(5, 1, 0.0f);
 	memcpy(dem.z, z, sizeof z);
 	conf.terrain_faces = WEST_FACES_CUT;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
 	cr_assert(g.cut);
 	cr_expect_eq(g.land_cells, 3);
 	for (size_t k = 0; k < 3; k++) {
@@ -128,7 +147,7 @@ Test(grid, level_list_sets_nz_and_heights)
 	dem.z[3] = 12.0f;
 	memcpy(conf.levels, lv, sizeof lv);
 	conf.nlevels = 4;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
 	cr_assert_eq(g.nz, 3);
 	cr_assert_float_eq(g.terrain_min, 0.0f, 0.0f);
 	cr_assert_float_eq(g.terrain_max, 12.0f, 0.0f);
@@ -153,7 +172,7 @@ Test(grid, stretched_levels_on_high_ground_are_said)
 	dem.z[3] = 12.0f;
 	memcpy(conf.levels, lv, sizeof lv);
 	conf.nlevels = 4;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
 	cr_assert_float_eq(g.lowest_agl_max, 15.5, 1e-9);
 	cr_assert_float_eq(g.lowest_dz_there, 25.0, 1e-9);
 	cr_assert(g.lowest_i == 1 && g.lowest_j == 1);
@@ -161,7 +180,7 @@ Test(grid, stretched_levels_on_high_ground_are_said)
 		  strstr(g.levels_warning, "25.0 m thick against 5.0 m"), "%s", g.levels_warning);
 	west_grid_free(&g);
 	conf.nlevels = 0, conf.nz = 4, conf.dz = 10.0;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
 	cr_assert_float_eq(g.lowest_agl_max, 5.0, 1e-9);   /* 3 m on the 12 m column */
 	cr_assert_str_eq(g.levels_warning, "");
 }
@@ -170,7 +189,7 @@ Test(grid, explicit_base_below_terrain)
 {
 	make_dem(2, 2, 100.0f);
 	conf.base_altitude = 80.0;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
 	cr_assert_float_eq(g.base, 80.0, 0.0);
 	cr_assert_eq(g.land_cells, 2 * 2 * 2, "centres 5 and 15 m are below 20 m");
 }
@@ -179,7 +198,7 @@ Test(grid, refuses_base_above_lowest_terrain)
 {
 	make_dem(2, 2, 100.0f);
 	conf.base_altitude = 100.5;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_eq(grid_init(&dem), WEST_ERR_INVALID);
 	cr_assert(strstr(err, "base_altitude 100.50 m is above the lowest terrain point") != NULL, "%s", err);
 	cr_assert_null(g.land);
 }
@@ -188,7 +207,7 @@ Test(grid, refuses_top_not_above_terrain)
 {
 	make_dem(2, 2, 100.0f);
 	dem.z[1] = 150.0f;  /* 5 levels of 10 m reach 150 m: not above */
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_eq(grid_init(&dem), WEST_ERR_INVALID);
 	cr_assert(strstr(err, "is not above the highest terrain point 150.00 m") != NULL, "%s", err);
 	cr_assert_null(g.zf);
 }
@@ -197,7 +216,7 @@ Test(grid, refuses_more_than_max_cells_before_allocating)
 {
 	make_dem(10, 10, 0.0f);
 	conf.max_cells = 499;
-	cr_assert_eq(west_grid_init(&g, &dem, &conf, err, sizeof err), WEST_ERR_NOMEM);
+	cr_assert_eq(grid_init(&dem), WEST_ERR_NOMEM);
 	cr_assert(strstr(err, "10 x 10 x 5 = 500 cells exceeds max_cells 499") != NULL, "%s", err);
 	cr_assert_null(g.land);
 }
@@ -289,7 +308,7 @@ static void check_terrain(const char *path, long nz, double dz)
 		conf.terrain_faces = faces ? WEST_FACES_STAIRCASE : WEST_FACES_CUT;
 		if (nz)
 			conf.nz = nz, conf.dz = dz;
-		cr_assert_eq(west_grid_load(&g, path, &conf, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(grid_load(path), WEST_OK, "%s", err);
 		cr_assert_gt(g.land_cells, 0);
 		cr_assert_eq(g.land_cells, count_land(&g));
 		check_transparency_independently(&g);
@@ -311,7 +330,7 @@ Test(grid, load_resamples_to_resolution)
 {
 	west_config_defaults(&conf);
 	conf.nz = 12, conf.dz = 15.0, conf.resolution = 100.0;
-	cr_assert_eq(west_grid_load(&g, WEST_SRCDIR "/data/hill.asc", &conf, err, sizeof err),
+	cr_assert_eq(grid_load(WEST_SRCDIR "/data/hill.asc"),
 		     WEST_OK, "%s", err);
 	cr_assert_eq(g.nx, 16);
 	cr_assert_eq(g.ny, 16);
@@ -321,7 +340,7 @@ Test(grid, load_resamples_to_resolution)
 Test(grid, load_without_terrain_says_so)
 {
 	west_config_defaults(&conf);
-	cr_assert_eq(west_grid_load(&g, NULL, &conf, err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_eq(grid_load(NULL), WEST_ERR_INVALID);
 	cr_assert(strstr(err, "no terrain") != NULL, "%s", err);
 }
 
@@ -329,7 +348,7 @@ Test(grid, load_names_the_file_in_grid_errors)
 {
 	west_config_defaults(&conf);
 	conf.nz = 1, conf.dz = 1.0;
-	cr_assert_eq(west_grid_load(&g, WEST_SRCDIR "/data/hill.asc", &conf, err, sizeof err),
+	cr_assert_eq(grid_load(WEST_SRCDIR "/data/hill.asc"),
 		     WEST_ERR_INVALID);
 	cr_assert(strstr(err, "data/hill.asc: grid top") != NULL, "%s", err);
 }

@@ -1340,7 +1340,9 @@ static void load_default_grid(void)
 	struct west_config conf;
 
 	west_config_defaults(&conf);
-	cr_assert_eq(west_grid_load(&dgrid, WEST_SRCDIR "/data/default.asc", &conf,
+	struct west_grid_opts go1;
+	west_grid_opts_from_config(&go1, &conf);
+	cr_assert_eq(west_grid_load(&dgrid, WEST_SRCDIR "/data/default.asc", &go1,
 				    err, sizeof err), WEST_OK, "%s", err);
 	opts.grid = &dgrid;
 }

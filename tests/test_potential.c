@@ -193,7 +193,9 @@ static void load_terrain(struct west_grid *g, const char *name, long nz, double 
 	c->nz = nz;
 	c->dz = dz;
 	snprintf(path, sizeof path, "%s/data/%s", WEST_SRCDIR, name);
-	cr_assert_eq(west_grid_load(g, path, c, err, sizeof err), WEST_OK, "%s: %s", path, err);
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, c);
+	cr_assert_eq(west_grid_load(g, path, &go, err, sizeof err), WEST_OK, "%s: %s", path, err);
 	free(c);
 }
 

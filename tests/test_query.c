@@ -688,7 +688,9 @@ Test(query, every_column_of_every_bundled_terrain_answers_at_2_and_10_m)
 		cr_assert_not_null(c);
 		west_config_defaults(c);
 		snprintf(path, sizeof path, "%s/data/%s", WEST_SRCDIR, dems[d]);
-		cr_assert_eq(west_grid_load(&g, path, c, err, sizeof err), WEST_OK, "%s", err);
+		struct west_grid_opts go1;
+		west_grid_opts_from_config(&go1, c);
+		cr_assert_eq(west_grid_load(&g, path, &go1, err, sizeof err), WEST_OK, "%s", err);
 		free(c);
 		fix_obs(&obs, "S", 0.3 * g.nx * g.dx - (g.x0 - FIX_X0),
 			0.4 * g.ny * g.dy - (g.y0 - FIX_Y0), 10.0, 5.0, 250.0, 3);
@@ -739,7 +741,9 @@ Test(query, narrow_valley_answers_at_2_and_10_m)
 		west_config_defaults(c);
 		c->nz = 20, c->dz = 20;
 		c->terrain_faces = faces ? WEST_FACES_STAIRCASE : WEST_FACES_CUT;
-		cr_assert_eq(west_grid_init(&g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
+		struct west_grid_opts go2;
+		west_grid_opts_from_config(&go2, c);
+		cr_assert_eq(west_grid_init(&g, &dem, &go2, err, sizeof err), WEST_OK, "%s", err);
 		free(dem.z);
 		free(c);
 		fix_obs(&obs, "W", 150, 300, 10.0, 6.0, 270.0, 3);
@@ -790,7 +794,9 @@ Test(query, winds_are_relative_to_true_north)
 	dem.crs.false_easting = 500000.0;
 	west_config_defaults(c);
 	c->nz = 5, c->dz = 20;
-	cr_assert_eq(west_grid_init(&g, &dem, c, err, sizeof err), WEST_OK, "%s", err);
+	struct west_grid_opts go3;
+	west_grid_opts_from_config(&go3, c);
+	cr_assert_eq(west_grid_init(&g, &dem, &go3, err, sizeof err), WEST_OK, "%s", err);
 	free(dem.z);
 	free(c);
 	cr_assert(g.has_convergence);

@@ -25,6 +25,7 @@
 
 #include "proj.h"
 
+#include "config.h"
 #include "snapshot.h"
 
 #define NZ 8
@@ -99,7 +100,9 @@ static void make_field(const char *name, long iterations)
 	snprintf(p, sizeof p, "%s/data/%s", WEST_SRCDIR, name);
 	west_config_defaults(&conf);
 	conf.nz = NZ, conf.dz = 25.0;
-	cr_assert_eq(west_grid_load(&g, p, &conf, err, sizeof err), WEST_OK, "%s", err);
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, &conf);
+	cr_assert_eq(west_grid_load(&g, p, &go, err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
 	for (size_t i = 0; i < west_grid_nxfaces(&g); i++)
 		f.u[i] = face_value(0, i);

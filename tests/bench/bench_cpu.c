@@ -160,7 +160,9 @@ static void grid_build(struct bench_grid *b, size_t n)
 	west_config_defaults(c);
 	c->nz = BENCH_NZ;
 	c->dz = BENCH_DZ;
-	if (west_grid_init(&b->g, &dem, c, err, sizeof err) != WEST_OK ||
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, c);
+	if (west_grid_init(&b->g, &dem, &go, err, sizeof err) != WEST_OK ||
 	    west_levels_init(&b->l, &b->g, err, sizeof err) != WEST_OK) {
 		fprintf(stderr, "bench_cpu: %s\n", err);
 		exit(1);

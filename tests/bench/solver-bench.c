@@ -102,7 +102,9 @@ static void grid_build(struct west_grid *g, size_t nx, int faces)
 	west_config_defaults(c);
 	c->nz = SB_NZ, c->dz = SB_DZ, c->max_cells = 4000000000LL;
 	c->terrain_faces = faces;
-	if (west_grid_init(g, &dem, c, err, sizeof err))
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, c);
+	if (west_grid_init(g, &dem, &go, err, sizeof err))
 		die("grid", err);
 	free(dem.z);
 	free(c);

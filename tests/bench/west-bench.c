@@ -633,7 +633,9 @@ static enum west_status bgrid_init(struct bgrid *bg, size_t nx, char *err,
 	c->nz = WB_NZ, c->dz = WB_DZ, c->max_cells = WB_MAX_CELLS;
 	dem.z = xmalloc(nx * nx * sizeof *dem.z);
 	bench_dem_fill(&dem);
-	st = west_grid_init(&bg->g, &dem, c, err, errlen);
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, c);
+	st = west_grid_init(&bg->g, &dem, &go, err, errlen);
 	free(dem.z);
 	free(c);
 	if (!st)

@@ -223,7 +223,9 @@ static inline void fuzz_grid(struct west_grid *g, size_t nx, size_t ny, double d
 	west_config_defaults(c);
 	c->nz = nz;
 	c->dz = dz;
-	if (west_grid_init(g, &dem, c, err, sizeof err) != WEST_OK) {
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, c);
+	if (west_grid_init(g, &dem, &go, err, sizeof err) != WEST_OK) {
 		fprintf(stderr, "fuzz: cannot build the grid: %s\n", err);
 		abort();
 	}

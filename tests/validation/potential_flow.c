@@ -191,7 +191,9 @@ static void run(const struct opts *o, int n, struct result *res)
 	conf->terrain_faces = o->faces;
 
 	struct west_grid g;
-	if (west_grid_init(&g, &dem, conf, err, sizeof err))
+	struct west_grid_opts go;
+	west_grid_opts_from_config(&go, conf);
+	if (west_grid_init(&g, &dem, &go, err, sizeof err))
 		die("grid", err);
 	free(dem.z);
 	free(conf);
