@@ -107,6 +107,36 @@ enum west_status west_dem_load_gdal(struct west_dem *dem, const char *path,
 }
 #endif
 
+/*
+ * An ESRI ASCII or NetCDF DEM whose CRS is not in metres (its reader's
+ * WEST_ERR_UNSUPPORTED, err saying why): read through GDAL and warped to
+ * metres where GDAL is built (its drivers read the .prj and the CF grid
+ * mapping too).  When GDAL cannot (a CRS text it does not parse), or
+ * without GDAL, the reader's refusal with its reprojection hint stands,
+ * saying what GDAL answered or how to build westd with it.
+ */
+static enum west_status not_metres(struct west_dem *dem, const char *path,
+				   const struct west_dem_opts *opts, char *err,
+				   size_t errlen)
+{
+	char why[WEST_ERRLEN];
+
+	snprintf(why, sizeof why, "%s", err ? err : path);
+#ifdef WEST_HAVE_GDAL
+	char gdal[WEST_ERRLEN];
+
+	west_log(WEST_LOG_NOTICE, "%s; reading it through GDAL, warped to metres", why);
+	if (!west_dem_load_gdal(dem, path, opts, gdal, sizeof gdal))
+		return WEST_OK;
+	return west_fail(err, errlen, WEST_ERR_UNSUPPORTED, "%s (GDAL could not reproject "
+			 "it either: %s)", why, gdal);
+#else
+	(void)dem, (void)opts;
+	return west_fail(err, errlen, WEST_ERR_UNSUPPORTED, "%s (or build westd with GDAL, "
+			 "configure --with-gdal, to have it reprojected)", why);
+#endif
+}
+
 enum west_status west_dem_load(struct west_dem *dem, const char *path,
 			       const struct west_dem_opts *opts,
 			       char *err, size_t errlen)
@@ -127,12 +157,14 @@ enum west_status west_dem_load(struct west_dem *dem, const char *path,
 #endif
 	if (gdal)
 		return west_dem_load_gdal(dem, path, opts, err, errlen);
-	if (opts && opts->epsg)
+	s = is_netcdf(head, n) ? west_dem_load_netcdf(dem, path, opts, err, errlen)
+			       : west_dem_load_asc(dem, path, opts, err, errlen);
+	if (s == WEST_ERR_UNSUPPORTED)
+		return not_metres(dem, path, opts, err, errlen);
+	if (!s && opts && opts->epsg)
 		west_log(WEST_LOG_WARNING, "%s: terrain_epsg %ld applies only to rasters read through GDAL; this file is read in its own CRS",
 			 path, opts->epsg);
-	if (is_netcdf(head, n))
-		return west_dem_load_netcdf(dem, path, opts, err, errlen);
-	return west_dem_load_asc(dem, path, opts, err, errlen);
+	return s;
 }
 
 enum west_status west_dem_check_size(const char *path, size_t nx, size_t ny,

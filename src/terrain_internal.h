@@ -76,7 +76,9 @@ int west_dem_asc_header(const char *head, size_t n);
  * so such a DEM would be solved at the wrong size.  `where` starts the
  * message ("FILE.asc: FILE.prj"), which carries the reprojection hint.
  * Text that is not understood is accepted with a warning in the log.
- * WEST_ERR_INVALID or WEST_OK (terrain_wkt.c).
+ * WEST_ERR_UNSUPPORTED (the status every reader gives a CRS not in metres:
+ * west_dem_load reads such a DEM through GDAL, warped, where it is built)
+ * or WEST_OK (terrain_wkt.c).
  */
 enum west_status west_dem_check_crs(const char *text, const char *where,
 				    char *err, size_t errlen);

@@ -183,7 +183,7 @@ static enum west_status find_axes(struct nc_raster *r, char *err, size_t errlen)
 	for (int a = 0; a < 2; a++) {
 		char name[NC_MAX_NAME + 1];
 		if (rank[a] == 1 && nc_inq_varname(r->ncid, *var[a], name) == NC_NOERR)
-			return west_fail(err, errlen, WEST_ERR_INVALID,
+			return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 					 "%s: variable '%s' is a %s (degrees), not a projected coordinate in metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
 					 r->path, name, a ? "latitude" : "longitude");
 	}
@@ -212,7 +212,7 @@ static enum west_status check_units(const struct nc_raster *r, int varid,
 	if (rc == 0 || !u)
 		return WEST_OK; /* no units: taken as metres */
 	if (strncasecmp(u, "degree", 6) == 0) {
-		s = west_fail(err, errlen, WEST_ERR_INVALID,
+		s = west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 			      "%s: variable '%s' is in %s; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
 			      r->path, name, u);
 	} else {
@@ -552,7 +552,7 @@ static enum west_status check_crs(const struct nc_raster *r, const struct west_c
 	char where[WEST_ERRLEN];
 
 	if (strcasecmp(crs->grid_mapping_name, "latitude_longitude") == 0)
-		return west_fail(err, errlen, WEST_ERR_INVALID,
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "%s: variable '%s' has grid_mapping latitude_longitude (degrees), not a projection in metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
 				 r->path, r->zname);
 	if (!crs->wkt)

@@ -158,7 +158,7 @@ static enum west_status refuse_unit(const struct wkt_node *n, const char *where,
 
 	if (!linear_unit(n, name, sizeof name, &f) || fabs(f - 1.0) <= 1e-9)
 		return WEST_OK;
-	return west_fail(err, errlen, WEST_ERR_INVALID,
+	return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 			 "%s: the CRS is in %s (%.10g m), but westd reads x, y and the cell size as metres; reproject to metres (gdalwarp -t_srs EPSG:326NN for UTM)",
 			 where, name, f);
 }
@@ -179,11 +179,11 @@ static enum west_status check_node(const struct wkt_node *n, int depth, const ch
 	struct wkt_node c;
 
 	if (kw_is(n, geog))
-		return west_fail(err, errlen, WEST_ERR_INVALID,
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "%s: the CRS is geographic (%.*s, in degrees), but westd reads x, y and the cell size as metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
 				 where, (int)n->kwlen, n->kw);
 	if (kw_is(n, geod))
-		return west_fail(err, errlen, WEST_ERR_INVALID,
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "%s: the CRS is geodetic (%.*s), not a map projection in metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
 				 where, (int)n->kwlen, n->kw);
 	if (kw_is(n, grid))
@@ -225,12 +225,12 @@ static enum west_status check_arcinfo(const char *text, const char *where,
 		return WEST_OK;
 	}
 	if (strcasecmp(proj, "GEOGRAPHIC") == 0)
-		return west_fail(err, errlen, WEST_ERR_INVALID,
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "%s: the CRS is geographic (Projection GEOGRAPHIC, in degrees), but westd reads x, y and the cell size as metres; reproject to a metric CRS such as UTM (gdalwarp -t_srs EPSG:326NN)",
 				 where);
 	if (arcinfo_value(text, "Units", units, sizeof units) &&
 	    strcasecmp(units, "METERS") != 0 && strcasecmp(units, "METRES") != 0)
-		return west_fail(err, errlen, WEST_ERR_INVALID,
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "%s: the CRS is in Units %s, but westd reads x, y and the cell size as metres; reproject to metres (gdalwarp -t_srs EPSG:326NN for UTM)",
 				 where, units);
 	return WEST_OK;

@@ -510,7 +510,9 @@ static void expect_prj_refused(const char *hdr, const char *prj, const char *pro
 	snprintf(grid, sizeof grid, "%s1 2 3\n4 5 6\n", hdr);
 	p = write_file("w.asc", grid);
 	write_file("w.prj", prj);
-	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, NULL, problem);
+	err[0] = '\0';
+	expect_fail(west_dem_load_asc(&d, p, NULL, err, sizeof err), WEST_ERR_UNSUPPORTED, &d,
+		    p, NULL, problem);
 	cr_assert_not_null(strstr(err, pp), "message '%s' does not name %s", err, pp);
 }
 
@@ -577,9 +579,37 @@ Test(asc_bad, prj_refused_before_the_grid)
 	const char *p = write_file("w.asc", "ncols 100000\nnrows 100000\nxllcorner 15\n"
 				   "yllcorner 42\ncellsize 0.0001\n1 2\n");
 
+	struct west_dem_opts o = { .max_cells = 10 };
+
 	write_file("w.prj", PRJ_4326);
-	expect_fail(load(p, WEST_NODATA_REFUSE, 10, &d), WEST_ERR_INVALID, &d, p, NULL,
+	err[0] = '\0';
+	expect_fail(west_dem_load_asc(&d, p, &o, err, sizeof err), WEST_ERR_UNSUPPORTED, &d, p,
+		    NULL, "the CRS is geographic");
+}
+
+/* Through west_dem_load, a DEM not in metres is read by GDAL and warped
+ * where GDAL is built; a CRS text GDAL cannot read, or a build without
+ * GDAL, keeps the reader's refusal and says why. */
+Test(asc_bad, not_in_metres_goes_to_gdal_or_says_how)
+{
+	struct west_dem d;
+	const char *p = write_file("w.asc", HDR_DEG "1 2 3\n4 5 6\n");
+
+	write_file("w.prj", PRJ_4326 "\n");
+#ifdef WEST_HAVE_GDAL
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_assert(d.crs.has_tm && d.crs.lon0 == 15.0, "warped to UTM 33N: lon0 %g", d.crs.lon0);
+	west_dem_free(&d);
+	/* a GEOGCS without a datum: geographic to westd, nothing to GDAL */
+	write_file("w.prj", "GEOGCS[\"x\",UNIT[\"degree\",0.0174532925199433]]\n");
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_UNSUPPORTED, &d, p, NULL,
+		    "the CRS is geographic (GEOGCS, in degrees)");
+	cr_assert_not_null(strstr(err, "GDAL could not reproject it either"), "%s", err);
+#else
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_UNSUPPORTED, &d, p, NULL,
 		    "the CRS is geographic");
+	cr_assert_not_null(strstr(err, "or build westd with GDAL"), "%s", err);
+#endif
 }
 
 Test(asc, metre_prj_forms_accepted)
@@ -945,7 +975,8 @@ Test(nc_bad, degrees)
 	const char *p = make_nc("b.nc", &s);
 	struct west_dem d;
 
-	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, NULL,
+	err[0] = '\0';
+	expect_fail(west_dem_load_netcdf(&d, p, NULL, err, sizeof err), WEST_ERR_UNSUPPORTED, &d, p, NULL,
 		    ": variable 'x' is in degrees_east; reproject to a metric CRS such as UTM");
 }
 
@@ -970,7 +1001,8 @@ Test(nc_bad, lon_lat_axes_without_units)
 	NC(nc_put_var_double(ncid, vy, ys));
 	NC(nc_put_var_float(ncid, vz, z));
 	NC(nc_close(ncid));
-	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, NULL,
+	err[0] = '\0';
+	expect_fail(west_dem_load_netcdf(&d, p, NULL, err, sizeof err), WEST_ERR_UNSUPPORTED, &d, p, NULL,
 		    ": variable 'lon' is a longitude (degrees), not a projected coordinate in "
 		    "metres; reproject to a metric CRS such as UTM");
 }
@@ -982,7 +1014,8 @@ Test(nc_bad, latitude_longitude_mapping)
 	const char *p = make_nc("b.nc", &s);
 	struct west_dem d;
 
-	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, "'Band1'",
+	err[0] = '\0';
+	expect_fail(west_dem_load_netcdf(&d, p, NULL, err, sizeof err), WEST_ERR_UNSUPPORTED, &d, p, "'Band1'",
 		    "has grid_mapping latitude_longitude (degrees)");
 }
 
@@ -992,7 +1025,8 @@ Test(nc_bad, feet_crs_wkt)
 	const char *p = make_nc("b.nc", &s);
 	struct west_dem d;
 
-	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, "'Band1'",
+	err[0] = '\0';
+	expect_fail(west_dem_load_netcdf(&d, p, NULL, err, sizeof err), WEST_ERR_UNSUPPORTED, &d, p, "'Band1'",
 		    "grid mapping WKT: the CRS is in Foot_US");
 }
 
