@@ -95,8 +95,11 @@ static void crs(const char *s)
 				     .has_tm = 1, .lon0 = 15.0, .k0 = 0.9996,
 				     .false_easting = 500000.0, .wkt = FUZZ_UTM33_WKT };
 	char err[WEST_ERRLEN];
+	enum west_edr_crs which = 0;
 
-	(void)west_edr_check_crs(&c, s, err, sizeof err);
+	if (west_edr_parse_crs(&c, s, &which, err, sizeof err) == WEST_OK)
+		FUZZ_ASSERT(which == WEST_EDR_CRS84 || which == WEST_EDR_NATIVE, "crs %d",
+			    (int)which);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
