@@ -7,14 +7,16 @@
 # sanitizer report or a failed invariant leaves its input in
 # BUILD_DIR/tests/fuzz/artifacts/ and the log in BUILD_DIR/tests/fuzz/NAME.log.
 # Prints one TAP-like line per target (PASS/FAIL with executions, coverage
-# and speed) and exits non-zero when any target failed.  scripts/test runs
-# it; docs/building.md, "Fuzzing", says how to run the targets for longer.
+# and speed; SKIP for fuzz_dem_gdal in a build configured without GDAL,
+# where make fuzz does not build it) and exits non-zero when any target
+# failed.  scripts/test runs it; docs/building.md, "Fuzzing", says how to
+# run the targets for longer.
 set -u
 build=${1:?usage: run.sh BUILD_DIR [SECONDS [TARGET...]]}
 secs=${2:-20}
 [ $# -ge 2 ] && shift 2 || shift $#
 src=$(cd "$(dirname "$0")" && pwd)
-targets=${*:-obs_json obs_csv dem_asc dem_nc config edr http}
+targets=${*:-obs_json obs_csv obs_list dem_asc dem_nc dem_gdal config edr http}
 out=$build/tests/fuzz
 mkdir -p "$out/artifacts"
 work=$(mktemp -d "${TMPDIR:-/tmp}/westfuzz-run.XXXXXX") || exit 1
@@ -22,6 +24,10 @@ trap 'rm -rf "$work"' EXIT INT TERM
 failed=0
 for t in $targets; do
 	bin=$out/fuzz_$t log=$out/$t.log
+	if [ ! -x "$bin" ] && [ "$t" = dem_gdal ] && ! grep -q '^build_gdal = yes' "$build/Makefile"; then
+		echo "SKIP: fuzz_$t: $build is configured without GDAL (--with-gdal=yes builds it)"
+		continue
+	fi
 	if [ ! -x "$bin" ]; then
 		echo "FAIL: fuzz_$t: $bin is missing (make fuzz)"
 		failed=$((failed + 1))
