@@ -571,15 +571,39 @@ static GDALDatasetH new_output(const struct gd_target *t)
 	return out;
 }
 
+/*
+ * Band 1 alone, as a VRT in memory over r->ds (gdal_translate -of VRT -b 1),
+ * for a raster of several bands: GDALWarp warps every band of its source
+ * (and takes a last band marked alpha as the mask), into the one band of
+ * our output, which it refuses ("Destination dataset has 1 bands, but at
+ * least 2 are needed"); gdalwarp -srcband is GDAL 3.7's, not 3.1's.
+ */
+static GDALDatasetH band1_only(const struct gd_raster *r)
+{
+	static const char *const argv[] = { "-of", "VRT", "-b", "1", NULL };
+	GDALTranslateOptions *to = GDALTranslateOptionsNew((char **)argv, NULL);
+	GDALDatasetH vrt = NULL;
+
+	if (to)
+		vrt = GDALTranslate("", r->ds, to, NULL);
+	GDALTranslateOptionsFree(to);
+	return vrt;
+}
+
 /* gdalwarp -r bilinear|average -et 0.001 -ovr NONE into out. */
 static enum west_status run_warp(const struct gd_raster *r, const struct gd_target *t,
 				 GDALDatasetH out, char *err, size_t errlen)
 {
 	char **argv = NULL;
 	GDALWarpAppOptions *wo;
-	GDALDatasetH src = r->ds, done = NULL;
+	GDALDatasetH src = r->ds, band1 = NULL, done = NULL;
 	int usage = 0;
 
+	CPLErrorReset();
+	if (GDALGetRasterCount(r->ds) > 1 && !(src = band1 = band1_only(r)))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: cannot take band 1 alone for the warp (%s)", r->path,
+				 gdal_why());
 	argv = CSLAddString(argv, "-r");
 	argv = CSLAddString(argv, t->average ? "average" : "bilinear");
 	argv = CSLAddString(argv, "-et");
@@ -588,12 +612,13 @@ static enum west_status run_warp(const struct gd_raster *r, const struct gd_targ
 	argv = CSLAddString(argv, "NONE");
 	argv = CSLAddString(argv, "-wo");
 	argv = CSLAddString(argv, "INIT_DEST=NO_DATA");
-	CPLErrorReset();
 	wo = GDALWarpAppOptionsNew(argv, NULL);
 	CSLDestroy(argv);
 	if (wo)
 		done = GDALWarp(NULL, out, 1, &src, wo, &usage);
 	GDALWarpAppOptionsFree(wo);
+	if (band1)
+		GDALClose(band1);
 	if (!done)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: warping to EPSG:%ld failed (%s)",
 				 r->path, t->epsg, gdal_why());

@@ -81,9 +81,10 @@ static const char *tmp_path(const char *name)
 
 /* ---- making GeoTIFFs ---- */
 
-/* A one-band GeoTIFF: what make_tif writes. */
+/* A GeoTIFF: what make_tif writes. */
 struct tif {
 	int nx, ny;
+	int bands;               /* 0: 1; bands 2.. hold 20000 (no height) */
 	double gt[6];            /* all zero: no geotransform */
 	const char *srs;         /* for OSRSetFromUserInput; NULL: no CRS */
 	GDALDataType type;       /* GDT_Unknown (0): Float32 */
@@ -106,7 +107,8 @@ static const char *make_tif(const char *name, const struct tif *t)
 
 	cr_assert_not_null(drv, "GDAL has no GTiff driver");
 	cr_assert_not_null(row);
-	ds = GDALCreate(drv, path, t->nx, t->ny, 1, t->type ? t->type : GDT_Float32, NULL);
+	ds = GDALCreate(drv, path, t->nx, t->ny, t->bands > 1 ? t->bands : 1,
+			t->type ? t->type : GDT_Float32, NULL);
 	cr_assert_not_null(ds, "cannot create %s: %s", path, CPLGetLastErrorMsg());
 	for (int k = 0; k < 6; k++)
 		has_gt |= t->gt[k] != 0.0;
@@ -129,6 +131,8 @@ static const char *make_tif(const char *name, const struct tif *t)
 		cr_assert_eq(GDALRasterIO(b, GF_Write, 0, line, t->nx, 1, row, t->nx, 1,
 					  GDT_Float64, 0, 0), CE_None);
 	}
+	for (int k = 2; k <= t->bands; k++)
+		cr_assert_eq(GDALFillRaster(GDALGetRasterBand(ds, k), 20000.0, 0.0), CE_None);
 	free(row);
 	GDALClose(ds);
 	return path;
@@ -419,6 +423,42 @@ Test(gdal_warp, geographic_warped_to_the_utm_zone_of_its_centre)
 	 * <= 0.035 m */
 	worst = expect_hill(&g, 0.05);
 	cr_log_info("largest error %.4f m", worst);
+	west_dem_free(&g);
+}
+
+/* Band 1 is the heights, warped or not: GDALWarp itself would warp every
+ * band and refuse our one-band output (found by tests/fuzz/fuzz_dem_gdal;
+ * corpus/dem_gdal/two_bands.tif). */
+Test(gdal_warp, band_1_of_several_warped_alone)
+{
+	struct tif t = geo_tif();
+	const char *p1 = make_tif("geo.tif", &t), *p3;
+	struct west_dem g1, g3;
+
+	t.bands = 3;
+	p3 = make_tif("geo3.tif", &t);
+	expect_ok(load(p1, &g1), p1);
+	log_capture();
+	expect_ok(load(p3, &g3), p3);
+	cr_assert_not_null(strstr(log_text(), "3 bands; band 1 is read as the heights"),
+			   "log: %s", log_buf);
+	cr_assert_not_null(strstr(log_buf, "warped to EPSG:32633"), "log: %s", log_buf);
+	expect_same(&g3, &g1, 0.0f);
+	west_dem_free(&g1);
+	west_dem_free(&g3);
+}
+
+Test(gdal, band_1_of_several_read_as_it_is)
+{
+	struct west_dem a = hill_asc(), g;
+	struct tif t = hill_tif(&a);
+	const char *p;
+
+	t.bands = 2;
+	p = make_tif("hill2.tif", &t);
+	expect_ok(load(p, &g), p);
+	expect_same(&g, &a, 0.0f);
+	west_dem_free(&a);
 	west_dem_free(&g);
 }
 

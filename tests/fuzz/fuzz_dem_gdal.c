@@ -21,18 +21,21 @@
  * raster in 33N is then warped too) else 0 (the zone of the raster's
  * centre); bit 2 resolution 75 m else 0 (the raster's own pixel).
  *
- * GDAL's drivers: only GTiff, and MEM, which the warp writes into, are
- * registered (GDAL_SKIP lists every other driver before westd's
- * GDALAllRegister runs).  Every westd branch takes its input from what GDAL
- * reports (geotransform, GCPs, CRS, data type, NODATA, scale, offset, unit
- * type, size), and GeoTIFF expresses all of it; other drivers would fuzz
- * GDAL rather than westd, and some of them follow paths or URLs named in the
- * file (VRT, WMS, ...), which a fuzzer must not do.  The PROJ network is
- * off: a CRS needing a grid file gets the ballpark transformation.  GDAL
- * and libtiff are not instrumented (Debian's libgdal), so coverage comes
- * from westd's code only, and AddressSanitizer sees inside GDAL only what
- * its interceptors see (malloc and free, the string and memory
- * functions); LeakSanitizer sees every allocation.
+ * GDAL's drivers: only GTiff, and MEM and VRT, which westd's warp uses
+ * (its output, and band 1 alone of a raster of several), are registered
+ * (GDAL_SKIP lists every other driver before westd's GDALAllRegister
+ * runs).  Every westd branch takes its input from what GDAL reports
+ * (geotransform, GCPs, CRS, data type, NODATA, scale, offset, unit type,
+ * size), and GeoTIFF expresses all of it; other drivers would fuzz GDAL
+ * rather than westd, and some of them follow paths or URLs named in the
+ * file (VRT, WMS, ...), which a fuzzer must not do: VRT is registered but
+ * never opens an input, which starts with a TIFF magic number (VRT's is
+ * "<VRTDataset").  The PROJ network is off: a CRS needing a grid file gets
+ * the ballpark transformation.  GDAL and libtiff are not instrumented
+ * (Debian's libgdal), so coverage comes from westd's code only, and
+ * AddressSanitizer sees inside GDAL only what its interceptors see (malloc
+ * and free, the string and memory functions); LeakSanitizer sees every
+ * allocation.
  *
  * GDAL may write sidecar files (dem.tif.aux.xml) next to a raster; westd
  * opens it read-only and must not cause that: the directory must be empty
@@ -45,11 +48,11 @@
 #include <cpl_conv.h>
 #include <gdal.h>
 
-/* Every driver but GTiff and MEM into GDAL_SKIP (comma-separated: some
+/* Every driver but GTiff, MEM and VRT into GDAL_SKIP (comma-separated: some
  * names hold spaces, "ESRI Shapefile"). */
 static void fuzz_gdal_drivers(void)
 {
-	static const char *const keep[] = { "GTiff", "MEM" };
+	static const char *const keep[] = { "GTiff", "MEM", "VRT" };
 	size_t size = 1, len = 0;
 	char *skip;
 
@@ -70,8 +73,9 @@ static void fuzz_gdal_drivers(void)
 	CPLSetConfigOption("GDAL_SKIP", skip);
 	free(skip);
 	GDALAllRegister();  /* drops them (AutoSkipDrivers), as westd's own call will */
-	FUZZ_ASSERT(GDALGetDriverCount() == 2 && GDALGetDriverByName("GTiff") &&
-		    GDALGetDriverByName("MEM"), "%d GDAL drivers left", GDALGetDriverCount());
+	FUZZ_ASSERT(GDALGetDriverCount() == 3 && GDALGetDriverByName("GTiff") &&
+		    GDALGetDriverByName("MEM") && GDALGetDriverByName("VRT"),
+		    "%d GDAL drivers left", GDALGetDriverCount());
 }
 
 static int is_tiff(const uint8_t *m, size_t n)
