@@ -47,9 +47,9 @@
  * hole too.  Heights must be within [-12000, 10000] m after conversion.
  *
  * Everything is checked before a pixel is read: the file opens as a raster,
- * has a geotransform without rotation and a CRS, a real data type, a known
- * vertical unit, and a size within opts->max_cells (the file's, and a
- * warp's output).  Every message starts with the path; GDAL's own reason
+ * has a geotransform without rotation whose extent is finite, a CRS, a
+ * real data type, a known vertical unit, and a size within opts->max_cells
+ * (the file's, and a warp's output).  Every message starts with the path; GDAL's own reason
  * follows where it gave one.  GDAL's warnings go to the log.
  *
  * Threads: GDAL's drivers are registered once (pthread_once); a load uses
@@ -189,6 +189,11 @@ static enum west_status check_geotransform(struct gd_raster *r, char *err, size_
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: the geotransform (origin %g, %g; pixel %g x %g) is not usable: the pixel width must be positive (x increasing to the east)",
 				 r->path, g[0], g[3], g[1], g[5]);
+	/* the far corner too: finite origin and pixel, yet no finite extent */
+	if (!isfinite(g[0] + g[1] * (double)r->nx) || !isfinite(g[3] + g[5] * (double)r->ny))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: the geotransform (origin %g, %g; pixel %g x %g) puts the far corner of %zu x %zu pixels beyond any finite coordinate",
+				 r->path, g[0], g[3], g[1], g[5], r->nx, r->ny);
 	return WEST_OK;
 }
 

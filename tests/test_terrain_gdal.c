@@ -853,6 +853,26 @@ Test(gdal_bad, rotated_geotransform)
 		    ": the geotransform is rotated or sheared (terms 1 and 1); warp it");
 }
 
+/* Finite origin and pixel size, but the far corner overflows (-1e308 -
+ * 4 x 1e308 is -inf, and 1e308 + 4 x 1e308 is inf): the DEM was read with
+ * y0 = -inf before (found by tests/fuzz/fuzz_dem_gdal; corpus
+ * dem_gdal/extent_overflow_*.tif). */
+Test(gdal_bad, extent_beyond_finite_coordinates)
+{
+	double h = 300.0;
+	struct tif ty = { .nx = 4, .ny = 4, .gt = { 500000, 50, 0, -1e308, 0, -1e308 },
+			  .srs = "EPSG:32633", .value = constant, .arg = &h };
+	struct tif tx = { .nx = 4, .ny = 4, .gt = { 1e308, 1e308, 0, 4650000, 0, -50 },
+			  .srs = "EPSG:32633", .value = constant, .arg = &h };
+	const char *py = make_tif("yinf.tif", &ty), *px = make_tif("xinf.tif", &tx);
+	struct west_dem g;
+
+	expect_fail(load(py, &g), WEST_ERR_INVALID, &g, py,
+		    "pixel 50 x -1e+308) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
+	expect_fail(load(px, &g), WEST_ERR_INVALID, &g, px,
+		    "pixel 1e+308 x -50) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
+}
+
 Test(gdal_bad, complex_values)
 {
 	double h = 300.0;
