@@ -855,8 +855,8 @@ Test(gdal_bad, rotated_geotransform)
 
 /* Finite origin and pixel size, but the far corner overflows (-1e308 -
  * 4 x 1e308 is -inf, and 1e308 + 4 x 1e308 is inf): the DEM was read with
- * y0 = -inf before (found by tests/fuzz/fuzz_dem_gdal; corpus
- * dem_gdal/extent_overflow_*.tif). */
+ * y0 = -inf before (found checking inputs against fuzz_dem_gdal's
+ * invariants; corpus dem_gdal/extent_overflow_*.tif). */
 Test(gdal_bad, extent_beyond_finite_coordinates)
 {
 	double h = 300.0;
