@@ -426,6 +426,54 @@ Test(gdal_warp, geographic_warped_to_the_utm_zone_of_its_centre)
 	west_dem_free(&g);
 }
 
+/* A tall narrow raster, read in several pieces: the lines keep their order
+ * (south first) across the pieces' edges. */
+static double line_quarter(const struct tif *t, int i, int line)
+{
+	(void)t;
+	return 0.25 * line + 0.125 * i;
+}
+
+Test(gdal, tall_raster_read_in_pieces)
+{
+	struct tif t = { .nx = 2, .ny = 40000, .gt = { 500000, 1, 0, 4690000, 0, -1 },
+			 .srs = "EPSG:32633", .value = line_quarter };
+	const char *p = make_tif("tall.tif", &t);
+	struct west_dem g;
+
+	expect_ok(load(p, &g), p);
+	cr_assert(g.nx == 2 && g.ny == 40000 && g.y0 == 4650000.0, "%zu x %zu from %g",
+		  g.nx, g.ny, g.y0);
+	for (size_t j = 0; j < g.ny; j++)
+		for (size_t i = 0; i < g.nx; i++)
+			cr_assert_eq(g.z[j * g.nx + i], (float)line_quarter(&t, (int)i,
+									  (int)(g.ny - 1 - j)),
+				     "cell (%zu, %zu): %g", i, j, g.z[j * g.nx + i]);
+	west_dem_free(&g);
+}
+
+/* The warp's output (a MEM dataset) read in pieces, not line by line,
+ * which GDAL makes quadratic in its lines: this one took 12 s of CPU
+ * (found by tests/fuzz/fuzz_dem_gdal, a timeout; corpus
+ * dem_gdal/tall_warp_timeout.tif). */
+Test(gdal_warp, tall_output_read_in_linear_time)
+{
+	double h = 100.0;
+	struct tif t = { .nx = 8, .ny = 63239, .gt = { 15, 0.0005, 0, -42, 0, -0.0005 },
+			 .srs = "EPSG:4326", .value = constant, .arg = &h };
+	const char *p = make_tif("tall_geo.tif", &t);
+	struct west_dem g;
+	clock_t c0 = clock();
+	double cpu;
+
+	expect_ok(load(p, &g), p);
+	cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	cr_assert(g.ny > 100000 && g.nx >= 2, "%zu x %zu", g.nx, g.ny);
+	cr_assert(cpu < 4.0, "%zu x %zu cells warped and read in %.1f s of CPU", g.nx, g.ny,
+		  cpu);
+	west_dem_free(&g);
+}
+
 /* Band 1 is the heights, warped or not: GDALWarp itself would warp every
  * band and refuse our one-band output (found by tests/fuzz/fuzz_dem_gdal;
  * corpus/dem_gdal/two_bands.tif). */
