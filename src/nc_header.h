@@ -8,7 +8,9 @@
  * holds that much: a 53-byte file made nc_open allocate 2.7 GB.  A DEM is
  * read from any path the configuration names, so a header is checked
  * first, here, without allocating anything of the sizes it declares, and a
- * header that declares more than its file holds is refused.
+ * header that declares more than its file holds is refused.  Callers: the
+ * DEM reader (terrain_nc.c, with max_cells) and the snapshot reader
+ * (snapshot.c, `west info`, with no cell limit).
  *
  * NetCDF-4 files (HDF5) are not checked here: libhdf5 reads its own
  * structures, and a dataset's declared size says nothing about the file's

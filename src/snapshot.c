@@ -79,6 +79,7 @@
 #include <netcdf_mem.h>
 
 #include "fileio.h"
+#include "nc_header.h"
 #include "proj.h"
 
 #ifndef PACKAGE_VERSION
@@ -790,8 +791,15 @@ static enum west_status rd_fail(const struct snap_reader *r, const char *call,
 
 static enum west_status rd_open(struct snap_reader *r)
 {
-	int rc = nc_open(r->path, NC_NOWRITE, &r->ncid);
+	/* a classic file's header first: libnetcdf allocates what it declares
+	 * (nc_header.h); snapshots themselves are NetCDF-4 */
+	enum west_status s = west_nc_header_check(r->path, 0, r->err, r->errlen);
+	int rc = s == WEST_OK ? nc_open(r->path, NC_NOWRITE, &r->ncid) : NC_NOERR;
 
+	if (s != WEST_OK) {
+		r->ncid = -1;
+		return s;
+	}
 	if (rc == NC_NOERR)
 		return WEST_OK;
 	r->ncid = -1;

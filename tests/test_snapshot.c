@@ -495,6 +495,33 @@ Test(snapshot, terrain_raster_is_not_a_snapshot)
 	cr_assert_null(snap.u);
 }
 
+/* A classic file whose header declares more than it holds (a variable of
+ * 2^31 - 1 floats in 80 bytes) is refused before libnetcdf allocates for it
+ * (src/nc_header.c). */
+Test(snapshot, oversized_classic_header_refused)
+{
+	static const unsigned char hdr[80] = {
+		'C', 'D', 'F', 1, 0, 0, 0, 0,           /* numrecs 0 */
+		0, 0, 0, 0x0a, 0, 0, 0, 1,              /* one dimension */
+		0, 0, 0, 1, 'x', 0, 0, 0, 0x7f, 0xff, 0xff, 0xff,
+		0, 0, 0, 0, 0, 0, 0, 0,                 /* no global attributes */
+		0, 0, 0, 0x0b, 0, 0, 0, 1,              /* one variable */
+		0, 0, 0, 1, 'z', 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0,                 /* no attributes */
+		0, 0, 0, 5, 0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 80,
+	};
+	FILE *fp = fopen(path, "wb");
+
+	cr_assert_not_null(fp);
+	cr_assert_eq(fwrite(hdr, 1, sizeof hdr, fp), sizeof hdr);
+	cr_assert_eq(fclose(fp), 0);
+	cr_assert_eq(west_snapshot_read(path, &snap, err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_not_null(strstr(err, "NetCDF header: variable 'z' has data up to byte"),
+			   "%s", err);
+	cr_assert_not_null(strstr(err, path), "%s", err);
+	cr_assert_null(snap.u);
+}
+
 Test(snapshot, missing_file_named)
 {
 	cr_assert_eq(west_snapshot_read(path, &snap, err, sizeof err), WEST_ERR_IO);
