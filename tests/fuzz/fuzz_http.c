@@ -31,8 +31,8 @@
  * backend from three stations.  Nothing an input does changes it.
  *
  * Checks on every answer: it arrives (a request that hangs is libFuzzer's
- * -timeout, 25 s in run.sh: a stall of a shared machine can hold one
- * request for seconds, so this file waits 300 s itself); its status is not
+ * -timeout, 25 s in run.sh; this file itself waits up to 300 s); its
+ * status is not
  * 500 (a handler that could not answer, or a JSON answer that could not be
  * built, e.g. from text that is not UTF-8); a JSON body (Content-Type
  * *json) parses as JSON.
@@ -227,8 +227,12 @@ static size_t exchange(const char *req, size_t len, char **out)
 		fprintf(stderr, "fuzz_http: MHD_add_connection failed\n");
 		abort();
 	}
+	/* libFuzzer's timer (SIGALRM, for -timeout) interrupts these calls:
+	 * EINTR is retried, never taken for an answer or its end */
 	for (size_t off = 0; off < len;) {
 		ssize_t w = write(sv[0], req + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
 		if (w <= 0)
 			break;   /* the server may close on a request it refuses */
 		off += (size_t)w;
@@ -236,11 +240,16 @@ static size_t exchange(const char *req, size_t len, char **out)
 	for (;;) {
 		struct pollfd pfd = { .fd = sv[0], .events = POLLIN };
 		ssize_t r;
-		FUZZ_ASSERT(poll(&pfd, 1, 300000) == 1, "no answer in 300 s to: %.*s",
-			    (int)len, req);
+		int p = poll(&pfd, 1, 300000);
+		if (p < 0 && errno == EINTR)
+			continue;
+		FUZZ_ASSERT(p == 1, "no answer in 300 s to: %.*s (poll: %s)", (int)len, req,
+			    p < 0 ? strerror(errno) : "timed out");
 		if (n + 1 >= cap && !(buf = realloc(buf, cap *= 2)))
 			abort();
 		r = read(sv[0], buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r <= 0)
 			break;
 		n += (size_t)r;
