@@ -35,7 +35,13 @@
  * status is not
  * 500 (a handler that could not answer, or a JSON answer that could not be
  * built, e.g. from text that is not UTF-8); a JSON body (Content-Type
- * *json) parses as JSON.
+ * *json) parses as JSON.  A connection closed with no answer at all is
+ * let pass: that is libmicrohttpd (0.9.75) refusing a request before it
+ * reaches westd's handler, which happens when the query has a few hundred
+ * '&'-separated pieces (each takes an argument record from the
+ * connection's memory pool, MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 KiB by
+ * default, and the library closes the connection when the pool runs out
+ * rather than answering 414); anything westd answers has a status line.
  */
 #define _GNU_SOURCE
 #include "fuzz_common.h"
@@ -267,8 +273,10 @@ static void check_answer(const char *req, const char *ans, size_t n, int head)
 	unsigned status = 0;
 	const char *ct;
 
-	FUZZ_ASSERT(sscanf(ans, "HTTP/1.%*d %u", &status) == 1, "no status line in answer "
-		    "to: %s", req);
+	if (n == 0)
+		return;   /* refused by libmicrohttpd before westd saw it (above) */
+	FUZZ_ASSERT(sscanf(ans, "HTTP/1.%*d %u", &status) == 1, "no status line in the "
+		    "answer (%zu bytes: '%.200s') to: %s", n, ans, req);
 	FUZZ_ASSERT(status != 500, "500 for: %s\n%s", req, ans);
 	if (!body || head)
 		return;
