@@ -197,6 +197,49 @@ static enum west_status check_geotransform(struct gd_raster *r, char *err, size_
 	return WEST_OK;
 }
 
+/*
+ * A geographic CRS identified by the EPSG code of a CRS that is not
+ * geographic (a GeoTIFF whose GeographicTypeGeoKey is 4978, WGS 84
+ * geocentric, say) is refused before any transformation: PROJ before 9.3.1
+ * dereferences a null pointer creating an operation from it (PROJ pull
+ * request 3945; Debian 12 has 9.1.1, whose gdalinfo crashes on such a file
+ * too).  Found by tests/fuzz/fuzz_dem_gdal (corpus
+ * dem_gdal/geographic_id_geocentric.tif).
+ */
+static enum west_status geographic_id(const struct gd_raster *r, char *err, size_t errlen)
+{
+	const char *auth = OSRGetAuthorityName(r->srs, "GEOGCS");
+	const char *code = OSRGetAuthorityCode(r->srs, "GEOGCS");
+	OGRSpatialReferenceH id;
+	char *end = NULL;
+	long n;
+	int geographic;
+
+	if (!OSRIsGeographic(r->srs) || !auth || strcasecmp(auth, "EPSG") != 0 || !code)
+		return WEST_OK;
+	errno = 0;
+	n = strtol(code, &end, 10);
+	if (errno || end == code || *end || n <= 0 || n > 0x7fffffff)
+		return WEST_OK; /* not a number: PROJ cannot look it up either */
+	id = OSRNewSpatialReference(NULL);
+	if (!id)
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "%s: cannot allocate a CRS", r->path);
+	CPLErrorReset();
+	geographic = OSRImportFromEPSG(id, (int)n) == OGRERR_NONE && OSRIsGeographic(id);
+	if (!geographic) {
+		enum west_status s = west_fail(err, errlen, WEST_ERR_INVALID,
+			"%s: its geographic CRS '%s' is identified as EPSG:%ld, which is %s%s%s%s; give it a consistent CRS (gdal_edit.py -a_srs EPSG:NNNN FILE)",
+			r->path, srs_name(r->srs), n,
+			OSRIsGeocentric(id) ? "a geocentric CRS" : "not a geographic CRS",
+			OSRGetName(id) ? " (" : "", OSRGetName(id) ? OSRGetName(id) : "",
+			OSRGetName(id) ? ")" : "");
+		OSRRelease(id);
+		return s;
+	}
+	OSRRelease(id);
+	return WEST_OK;
+}
+
 static enum west_status check_crs(struct gd_raster *r, char *err, size_t errlen)
 {
 	r->srs = GDALGetSpatialRef(r->ds);
@@ -208,7 +251,7 @@ static enum west_status check_crs(struct gd_raster *r, char *err, size_t errlen)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: its CRS '%s' is a local (engineering) CRS, not placed on the earth; give it a real one (gdal_edit.py -a_srs EPSG:NNNN FILE)",
 				 r->path, srs_name(r->srs));
-	return WEST_OK;
+	return geographic_id(r, err, errlen);
 }
 
 /* Metres per unit for a vertical unit name; 0 when it is not known. */

@@ -921,6 +921,23 @@ Test(gdal_bad, extent_beyond_finite_coordinates)
 		    "pixel 1e+308 x -50) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
 }
 
+/* A geographic CRS identified as a geocentric one (GeographicTypeGeoKey
+ * 4342, EST97 geocentric): PROJ before 9.3.1 crashes transforming it (a
+ * null pointer in createOperations; Debian 12's gdalinfo crashes on the
+ * file too), so it is refused first.  Found by tests/fuzz/fuzz_dem_gdal, a
+ * SEGV in libproj; the file is its reproducer (GDAL's writer does not
+ * write such a key, so it is not made here). */
+Test(gdal_bad, geographic_crs_with_a_geocentric_id)
+{
+	char p[PATH_MAX];
+	struct west_dem g;
+
+	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dem_gdal/geographic_id_geocentric.tif",
+		 WEST_SRCDIR);
+	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
+		    "is identified as EPSG:4342, which is a geocentric CRS (EST97)");
+}
+
 Test(gdal_bad, complex_values)
 {
 	double h = 300.0;
