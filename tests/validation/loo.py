@@ -409,7 +409,12 @@ def main():
         grid = st.get("grid", {}) if code == 200 else {}
         backend = (st.get("backend") or {}).get("device", "?") if code == 200 else "?"
         for key, g in groups:
-            for held in g:
+            # the hold-outs in the order of the valid time of the set each
+            # posts (its newest other row): westd refuses a set older than
+            # the current field (422), so no set may come after a newer one
+            order = sorted(g, key=lambda h: max((r["time"] for r in g if r is not h),
+                                                default=0))
+            for held in order:
                 if time.monotonic() > deadline:
                     truncated = True
                     break
