@@ -7,14 +7,14 @@
  * files written here by hand.  Every bad input has its own test, which
  * checks the status, that the message names the file and the line (ESRI
  * ASCII) or the variable (NetCDF), and that the DEM is left zeroed.  Test
- * files go to a fresh mkdtemp directory per test, removed afterwards;
- * NetCDF test files are made with the NetCDF API (NetCDF-4 format, so the
+ * files go to a fresh mkdtemp directory per test, removed afterwards
+ * (tests/terrain_test_util.h, shared with test_terrain_gdal.c); NetCDF
+ * test files are made with the NetCDF API (NetCDF-4 format, so the
  * HDF5 signature path of west_dem_load is covered; data/hill.nc covers the
  * classic one).
  */
 #include <criterion/criterion.h>
 
-#include <dirent.h>
 #include <limits.h>
 #include <math.h>
 #include <netcdf.h>
@@ -27,6 +27,7 @@
 #include "log_capture.h"
 #include "nc_header.h"
 #include "terrain.h"
+#include "terrain_test_util.h"
 
 #ifndef WEST_SRCDIR
 #define WEST_SRCDIR "."
@@ -36,49 +37,17 @@
 #define HDR(nc, nr) "ncols " #nc "\nnrows " #nr "\nxllcorner 1000\n" \
 	"yllcorner 2000\ncellsize 10\nNODATA_value -9999\n"
 
-static char tmpdir[64];
-static char err[WEST_ERRLEN];
-
 static void make_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_terrain.XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp failed");
+	terrain_tmpdir_make("test_terrain");
 }
 
-static void remove_tmpdir(void)
-{
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	char p[PATH_MAX];
-
-	while (d && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-			unlink(p);
-		}
-	}
-	if (d)
-		closedir(d);
-	rmdir(tmpdir);
-}
-
-TestSuite(asc, .init = make_tmpdir, .fini = remove_tmpdir);
-TestSuite(asc_bad, .init = make_tmpdir, .fini = remove_tmpdir);
-TestSuite(nc, .init = make_tmpdir, .fini = remove_tmpdir);
-TestSuite(nc_bad, .init = make_tmpdir, .fini = remove_tmpdir);
-TestSuite(dem, .init = make_tmpdir, .fini = remove_tmpdir);
-TestSuite(dispatch, .init = make_tmpdir, .fini = remove_tmpdir);
-
-/* NAME inside the test directory; the result lives until the test ends. */
-static const char *tmp_path(const char *name)
-{
-	static char paths[8][PATH_MAX];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, PATH_MAX, "%s/%s", tmpdir, name);
-	return p;
-}
+TestSuite(asc, .init = make_tmpdir, .fini = terrain_tmpdir_remove);
+TestSuite(asc_bad, .init = make_tmpdir, .fini = terrain_tmpdir_remove);
+TestSuite(nc, .init = make_tmpdir, .fini = terrain_tmpdir_remove);
+TestSuite(nc_bad, .init = make_tmpdir, .fini = terrain_tmpdir_remove);
+TestSuite(dem, .init = make_tmpdir, .fini = terrain_tmpdir_remove);
+TestSuite(dispatch, .init = make_tmpdir, .fini = terrain_tmpdir_remove);
 
 static const char *data_path(const char *name)
 {
@@ -108,11 +77,6 @@ static enum west_status load(const char *path, enum west_nodata_rule rule,
 
 	err[0] = '\0';
 	return west_dem_load(dem, path, &o, err, sizeof err);
-}
-
-static void expect_ok(enum west_status s, const char *path)
-{
-	cr_assert_eq(s, WEST_OK, "%s: status %s: %s", path, west_status_str(s), err);
 }
 
 /*

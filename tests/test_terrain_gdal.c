@@ -30,36 +30,21 @@
 #include "log_capture.h"
 #include "proj.h"
 #include "terrain.h"
+#include "terrain_test_util.h"
 
 #ifndef WEST_SRCDIR
 #define WEST_SRCDIR "."
 #endif
 
-static char tmpdir[64];
-static char err[WEST_ERRLEN];
-
 static void make_tmpdir(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/test_terrain_gdal.XXXXXX");
-	cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp failed");
+	terrain_tmpdir_make("test_terrain_gdal");
 	GDALAllRegister();
 }
 
 static void remove_tmpdir(void)
 {
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	char p[PATH_MAX];
-
-	while (d && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-			unlink(p);
-		}
-	}
-	if (d)
-		closedir(d);
-	rmdir(tmpdir);
+	terrain_tmpdir_remove();
 	log_release();
 }
 
@@ -67,17 +52,6 @@ TestSuite(gdal, .init = make_tmpdir, .fini = remove_tmpdir);
 TestSuite(gdal_warp, .init = make_tmpdir, .fini = remove_tmpdir);
 TestSuite(gdal_units, .init = make_tmpdir, .fini = remove_tmpdir);
 TestSuite(gdal_bad, .init = make_tmpdir, .fini = remove_tmpdir);
-
-/* NAME inside the test directory; the result lives until the test ends. */
-static const char *tmp_path(const char *name)
-{
-	static char paths[8][PATH_MAX];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, PATH_MAX, "%s/%s", tmpdir, name);
-	return p;
-}
 
 /* ---- making GeoTIFFs ---- */
 
@@ -243,11 +217,6 @@ static enum west_status load_opts(const char *path, const struct west_dem_opts *
 static enum west_status load(const char *path, struct west_dem *dem)
 {
 	return load_opts(path, NULL, dem);
-}
-
-static void expect_ok(enum west_status s, const char *path)
-{
-	cr_assert_eq(s, WEST_OK, "%s: status %s: %s", path, west_status_str(s), err);
 }
 
 /* A failed load: status `want`, the message names path and has `problem`. */
