@@ -1,8 +1,8 @@
 /*
  * terrain_test_util.h: what the DEM readers' tests (tests/test_terrain.c,
  * tests/test_terrain_gdal.c) share: a fresh mkdtemp directory per test,
- * removed with its files afterwards; paths in it; and the check of a load
- * that should succeed.  `err` is the message buffer every load
+ * removed with its files afterwards; paths and files in it; and the check
+ * of a load that should succeed.  `err` is the message buffer every load
  * writes and every check prints.
  *
  * A test program includes it once; its suites name a fixture that calls
@@ -58,6 +58,18 @@ static inline const char *tmp_path(const char *name)
 
 	snprintf(p, PATH_MAX, "%s/%s", tmpdir, name);
 	return p;
+}
+
+/* A file NAME in the test directory holding the n bytes; its path. */
+static inline const char *write_bytes(const char *name, const void *bytes, size_t n)
+{
+	const char *path = tmp_path(name);
+	FILE *f = fopen(path, "wb");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fwrite(bytes, 1, n, f), n);
+	cr_assert_eq(fclose(f), 0);
+	return path;
 }
 
 static inline void expect_ok(enum west_status s, const char *path)

@@ -1108,17 +1108,6 @@ Test(dispatch, esri_text_under_any_name)
 	west_dem_free(&d);
 }
 
-static const char *write_bytes(const char *name, const void *bytes, size_t n)
-{
-	const char *path = tmp_path(name);
-	FILE *f = fopen(path, "wb");
-
-	cr_assert_not_null(f);
-	cr_assert_eq(fwrite(bytes, 1, n, f), n);
-	cr_assert_eq(fclose(f), 0);
-	return path;
-}
-
 /* A little-endian TIFF header (a GeoTIFF's first bytes), then junk. */
 static const char *write_tiff_header(const char *name)
 {

@@ -788,17 +788,6 @@ Test(gdal_warp, nodata_in_a_warp_follows_the_rule)
 
 /* ---- (e) bad files ---- */
 
-static const char *write_bytes(const char *name, const void *bytes, size_t n)
-{
-	const char *path = tmp_path(name);
-	FILE *f = fopen(path, "wb");
-
-	cr_assert_not_null(f);
-	cr_assert_eq(fwrite(bytes, 1, n, f), n);
-	cr_assert_eq(fclose(f), 0);
-	return path;
-}
-
 Test(gdal_bad, garbage_is_not_a_raster)
 {
 	static const unsigned char junk[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
