@@ -205,6 +205,16 @@ static struct tif geo_tif(void)
 	};
 }
 
+/* A 4 x 3 raster of 10 m pixels in UTM 33N, every pixel *h: the bad-file
+ * tests change one thing in it. */
+static struct tif flat_tif(const double *h)
+{
+	return (struct tif){
+		.nx = 4, .ny = 3, .gt = { 500000, 10, 0, 4650030, 0, -10 },
+		.srs = "EPSG:32633", .value = constant, .arg = h,
+	};
+}
+
 /* ---- loading and checking ---- */
 
 static enum west_status load_opts(const char *path, const struct west_dem_opts *o,
@@ -230,6 +240,17 @@ static void expect_fail(enum west_status s, enum west_status want,
 	cr_assert_null(dem->z, "the DEM keeps heights after a failure");
 	cr_assert(dem->nx == 0 && dem->ny == 0 && dem->crs.wkt == NULL,
 		  "the DEM is not zeroed after a failure");
+}
+
+/* t written as NAME, loaded with o (NULL: the defaults) and refused as
+ * invalid with `problem`. */
+static void expect_tif_refused(const char *name, const struct tif *t,
+			       const struct west_dem_opts *o, const char *problem)
+{
+	const char *p = make_tif(name, t);
+	struct west_dem g;
+
+	expect_fail(load_opts(p, o, &g), WEST_ERR_INVALID, &g, p, problem);
 }
 
 static void expect_same(const struct west_dem *a, const struct west_dem *b, float tol)
@@ -666,27 +687,23 @@ Test(gdal_units, vertical_crs_in_feet_converted_and_dropped)
 
 Test(gdal_bad, unknown_vertical_unit)
 {
-	struct west_dem a = hill_asc(), g;
+	struct west_dem a = hill_asc();
 	struct tif t = hill_tif(&a);
-	const char *p;
 
 	t.unit = "furlong";
-	p = make_tif("furlong.tif", &t);
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    "band 1's unit 'furlong' is not metres or feet");
+	expect_tif_refused("furlong.tif", &t, NULL,
+			   "band 1's unit 'furlong' is not metres or feet");
 	west_dem_free(&a);
 }
 
 Test(gdal_bad, vertical_units_disagree)
 {
-	struct west_dem a = hill_asc(), g;
+	struct west_dem a = hill_asc();
 	struct tif t = hill_tif(&a);
-	const char *p;
 
 	t.srs = "EPSG:32633+6360", t.unit = "m";
-	p = make_tif("disagree.tif", &t);
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    "band 1's unit 'm' and the vertical CRS 'NAVD88 height (ftUS)'");
+	expect_tif_refused("disagree.tif", &t, NULL,
+			   "band 1's unit 'm' and the vertical CRS 'NAVD88 height (ftUS)'");
 	west_dem_free(&a);
 }
 
@@ -703,14 +720,12 @@ static double holed_value(const struct tif *t, int i, int line)
 
 Test(gdal, nodata_refused_naming_the_pixel)
 {
-	struct west_dem a = hill_asc(), g;
+	struct west_dem a = hill_asc();
 	struct tif t = hill_tif(&a);
-	const char *p;
 
 	t.has_nodata = 1, t.nodata = -9999.0, t.value = holed_value;
-	p = make_tif("hole.tif", &t);
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    "1 NODATA cell (first at pixel 5, line 3); set nodata = fill");
+	expect_tif_refused("hole.tif", &t, NULL,
+			   "1 NODATA cell (first at pixel 5, line 3); set nodata = fill");
 	west_dem_free(&a);
 }
 
@@ -736,26 +751,20 @@ Test(gdal, nodata_filled_by_the_rule)
 Test(gdal, nan_is_nodata)
 {
 	double h = NAN;
-	struct tif t = { .nx = 4, .ny = 3, .gt = { 500000, 10, 0, 4650030, 0, -10 },
-			 .srs = "EPSG:32633", .value = constant, .arg = &h };
-	const char *p = make_tif("nan.tif", &t);
-	struct west_dem g;
+	struct tif t = flat_tif(&h);
 	struct west_dem_opts o = { .nodata = WEST_NODATA_FILL };
 
-	expect_fail(load_opts(p, &o, &g), WEST_ERR_INVALID, &g, p, "all 12 cells are NODATA");
+	expect_tif_refused("nan.tif", &t, &o, "all 12 cells are NODATA");
 }
 
 Test(gdal, all_nodata_refused)
 {
 	double h = -9999.0;
-	struct tif t = { .nx = 4, .ny = 3, .gt = { 500000, 10, 0, 4650030, 0, -10 },
-			 .srs = "EPSG:32633", .has_nodata = 1, .nodata = -9999.0,
-			 .value = constant, .arg = &h };
-	const char *p = make_tif("empty.tif", &t);
-	struct west_dem g;
+	struct tif t = flat_tif(&h);
 	struct west_dem_opts o = { .nodata = WEST_NODATA_FILL };
 
-	expect_fail(load_opts(p, &o, &g), WEST_ERR_INVALID, &g, p, "all 12 cells are NODATA");
+	t.has_nodata = 1, t.nodata = -9999.0;
+	expect_tif_refused("empty.tif", &t, &o, "all 12 cells are NODATA");
 }
 
 /* The geographic hill with a block of NODATA in the middle. */
@@ -788,31 +797,34 @@ Test(gdal_warp, nodata_in_a_warp_follows_the_rule)
 
 /* ---- (e) bad files ---- */
 
+/* The n bytes written as NAME are refused as not a raster. */
+static void expect_not_a_raster(const char *name, const void *bytes, size_t n)
+{
+	const char *p = write_bytes(name, bytes, n);
+	struct west_dem g;
+
+	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p, ": not a raster that GDAL can read (");
+}
+
 Test(gdal_bad, garbage_is_not_a_raster)
 {
 	static const unsigned char junk[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
-	struct west_dem g;
-	const char *p = write_bytes("junk.dem", junk, sizeof junk);
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p, ": not a raster that GDAL can read (");
+	expect_not_a_raster("junk.dem", junk, sizeof junk);
 }
 
 Test(gdal_bad, broken_tiff_is_not_a_raster)
 {
 	static const unsigned char tiff[12] = { 'I', 'I', 42, 0, 200, 0, 0, 0, 1, 2, 3, 4 };
-	struct west_dem g;
-	const char *p = write_bytes("broken.tif", tiff, sizeof tiff);
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p, ": not a raster that GDAL can read (");
+	expect_not_a_raster("broken.tif", tiff, sizeof tiff);
 }
 
 Test(gdal_bad, text_that_is_not_esri_ascii)
 {
 	static const char text[] = "elevation model\n1 2 3\n";
-	struct west_dem g;
-	const char *p = write_bytes("notes.txt", text, sizeof text - 1);
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p, ": not a raster that GDAL can read (");
+	expect_not_a_raster("notes.txt", text, sizeof text - 1);
 }
 
 Test(gdal_bad, missing_file)
@@ -828,35 +840,29 @@ Test(gdal_bad, not_georeferenced)
 {
 	double h = 300.0;
 	struct tif t = { .nx = 4, .ny = 3, .value = constant, .arg = &h };
-	const char *p = make_tif("plain.tif", &t);
-	struct west_dem g;
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    ": not georeferenced (no geotransform), so westd cannot place it");
+	expect_tif_refused("plain.tif", &t, NULL,
+			   ": not georeferenced (no geotransform), so westd cannot place it");
 }
 
 Test(gdal_bad, geotransform_without_crs)
 {
 	double h = 300.0;
-	struct tif t = { .nx = 4, .ny = 3, .gt = { 500000, 10, 0, 4650030, 0, -10 },
-			 .value = constant, .arg = &h };
-	const char *p = make_tif("nocrs.tif", &t);
-	struct west_dem g;
+	struct tif t = flat_tif(&h);
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    ": has a geotransform but no CRS, so westd cannot tell its units");
+	t.srs = NULL;
+	expect_tif_refused("nocrs.tif", &t, NULL,
+			   ": has a geotransform but no CRS, so westd cannot tell its units");
 }
 
 Test(gdal_bad, rotated_geotransform)
 {
 	double h = 300.0;
-	struct tif t = { .nx = 4, .ny = 3, .gt = { 500000, 10, 1, 4650030, 1, -10 },
-			 .srs = "EPSG:32633", .value = constant, .arg = &h };
-	const char *p = make_tif("rotated.tif", &t);
-	struct west_dem g;
+	struct tif t = flat_tif(&h);
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    ": the geotransform is rotated or sheared (terms 1 and 1); warp it");
+	t.gt[2] = 1, t.gt[4] = 1;
+	expect_tif_refused("rotated.tif", &t, NULL,
+			   ": the geotransform is rotated or sheared (terms 1 and 1); warp it");
 }
 
 /* Finite origin and pixel size, but the far corner overflows (-1e308 -
@@ -870,13 +876,11 @@ Test(gdal_bad, extent_beyond_finite_coordinates)
 			  .srs = "EPSG:32633", .value = constant, .arg = &h };
 	struct tif tx = { .nx = 4, .ny = 4, .gt = { 1e308, 1e308, 0, 4650000, 0, -50 },
 			  .srs = "EPSG:32633", .value = constant, .arg = &h };
-	const char *py = make_tif("yinf.tif", &ty), *px = make_tif("xinf.tif", &tx);
-	struct west_dem g;
 
-	expect_fail(load(py, &g), WEST_ERR_INVALID, &g, py,
-		    "pixel 50 x -1e+308) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
-	expect_fail(load(px, &g), WEST_ERR_INVALID, &g, px,
-		    "pixel 1e+308 x -50) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
+	expect_tif_refused("yinf.tif", &ty, NULL,
+			   "pixel 50 x -1e+308) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
+	expect_tif_refused("xinf.tif", &tx, NULL,
+			   "pixel 1e+308 x -50) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
 }
 
 /* A geographic CRS identified as a geocentric one (GeographicTypeGeoKey
@@ -899,25 +903,20 @@ Test(gdal_bad, geographic_crs_with_a_geocentric_id)
 Test(gdal_bad, complex_values)
 {
 	double h = 300.0;
-	struct tif t = { .nx = 4, .ny = 3, .gt = { 500000, 10, 0, 4650030, 0, -10 },
-			 .srs = "EPSG:32633", .type = GDT_CFloat32, .value = constant, .arg = &h };
-	const char *p = make_tif("complex.tif", &t);
-	struct west_dem g;
+	struct tif t = flat_tif(&h);
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    ": band 1 is of type CFloat32, not real numbers");
+	t.type = GDT_CFloat32;
+	expect_tif_refused("complex.tif", &t, NULL,
+			   ": band 1 is of type CFloat32, not real numbers");
 }
 
 Test(gdal_bad, out_of_range_height)
 {
 	double h = 12000.0;
-	struct tif t = { .nx = 4, .ny = 3, .gt = { 500000, 10, 0, 4650030, 0, -10 },
-			 .srs = "EPSG:32633", .value = constant, .arg = &h };
-	const char *p = make_tif("high.tif", &t);
-	struct west_dem g;
+	struct tif t = flat_tif(&h);
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    ": band 1 at pixel 0, line 0 (12000 m) is outside [-12000, 10000] m");
+	expect_tif_refused("high.tif", &t, NULL,
+			   ": band 1 at pixel 0, line 0 (12000 m) is outside [-12000, 10000] m");
 }
 
 Test(gdal_bad, huge_raster_refused_before_reading)
@@ -950,12 +949,9 @@ Test(gdal_bad, huge_raster_refused_before_reading)
 Test(gdal_bad, huge_warp_output_refused_before_warping)
 {
 	struct tif t = geo_tif();
-	const char *p = make_tif("geo.tif", &t);
-	struct west_dem g;
 	struct west_dem_opts o = { .resolution = 0.05, .max_cells = 100000000 };
 
-	expect_fail(load_opts(p, &o, &g), WEST_ERR_INVALID, &g, p,
-		    " (warped to EPSG:32633 at 0.05 m): raster of ");
+	expect_tif_refused("geo.tif", &t, &o, " (warped to EPSG:32633 at 0.05 m): raster of ");
 	cr_assert_not_null(strstr(err, "cells exceeds max_cells 100000000"), "%s", err);
 }
 
@@ -965,9 +961,7 @@ Test(gdal_bad, local_crs)
 	struct tif t = { .nx = 4, .ny = 3, .gt = { 0, 10, 0, 30, 0, -10 },
 			 .srs = "LOCAL_CS[\"site grid\",UNIT[\"metre\",1]]",
 			 .value = constant, .arg = &h };
-	const char *p = make_tif("local.tif", &t);
-	struct west_dem g;
 
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    ": its CRS 'site grid' is a local (engineering) CRS");
+	expect_tif_refused("local.tif", &t, NULL,
+			   ": its CRS 'site grid' is a local (engineering) CRS");
 }
