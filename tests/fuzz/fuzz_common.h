@@ -13,6 +13,9 @@
  *    /dev/shm, else /tmp) for the readers that take a path; the same
  *    names are rewritten for every input, and the directory is removed at
  *    exit.
+ *  - fuzz_rmdir_empty: removes a per-input directory (mkdtemp under the
+ *    private one) whose files the target unlinked; a file left in it (one
+ *    the code under test wrote) is listed and aborts the input.
  *  - fuzz_split: an input cut at a separator line, for targets that write
  *    two files (DEM + .prj) or a file and --set lines.
  *  - fuzz_grid: a small grid built in memory (a hill in WGS 84 / UTM zone
@@ -34,6 +37,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, strcasestr */
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -145,6 +149,23 @@ static inline void fuzz_write(const char *path, const uint8_t *data, size_t n)
 	if (!f || (n && fwrite(data, 1, n, f) != n) || fclose(f)) {
 		fprintf(stderr, "fuzz: cannot write %s: %s\n", path, strerror(errno));
 		abort();
+	}
+}
+
+/* Remove dir, which must be empty now: else list what it holds and abort
+ * with "WHO in DIR" (who: what left the file, e.g. "the parser left a
+ * file"). */
+static inline void fuzz_rmdir_empty(const char *dir, const char *who)
+{
+	if (rmdir(dir)) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		fprintf(stderr, "fuzz: %s: %s; it holds:\n", dir, strerror(errno));
+		while (d && (e = readdir(d)))
+			fprintf(stderr, "  %s\n", e->d_name);
+		if (d)
+			closedir(d);
+		FUZZ_ASSERT(0, "%s in %s", who, dir);
 	}
 }
 

@@ -43,8 +43,6 @@
  */
 #include "fuzz_dem.h"
 
-#include <dirent.h>
-
 #include <cpl_conv.h>
 #include <gdal.h>
 
@@ -127,16 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	west_dem_free(&dem);
 
 	unlink(path);
-	if (rmdir(dir)) {
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		fprintf(stderr, "fuzz: %s: %s; it holds:\n", dir, strerror(errno));
-		while (d && (e = readdir(d)))
-			fprintf(stderr, "  %s\n", e->d_name);
-		if (d)
-			closedir(d);
-		FUZZ_ASSERT(0, "a file was left in %s", dir);
-	}
+	fuzz_rmdir_empty(dir, "a file was left");
 	fuzz_fd_check(fd_mark);
 	return 0;
 }

@@ -66,8 +66,6 @@
  */
 #include "fuzz_obs.h"
 
-#include <dirent.h>
-
 #define FUZZ_LIST_FILES 4
 #define FILE_SEP "\n#file "
 #define NAME_MAX_BYTES 255
@@ -154,16 +152,7 @@ static void remove_dir(const char *dir, const struct list_file *files, size_t nf
 	}
 	snprintf(p, sizeof p, "%s/list.csv", dir);
 	unlink(p);
-	if (rmdir(dir)) {
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		fprintf(stderr, "fuzz: %s: %s; it holds:\n", dir, strerror(errno));
-		while (d && (e = readdir(d)))
-			fprintf(stderr, "  %s\n", e->d_name);
-		if (d)
-			closedir(d);
-		FUZZ_ASSERT(0, "the parser left a file in %s", dir);
-	}
+	fuzz_rmdir_empty(dir, "the parser left a file");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
