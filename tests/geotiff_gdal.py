@@ -19,7 +19,6 @@ as make check sets them).  Exits 77 with "1..0 # SKIP why" when gdalinfo
 or gdallocationinfo is not installed (tests/geotiff_gdal.sh turns that
 into the TAP skip).
 """
-import datetime
 import json
 import math
 import os
@@ -30,7 +29,7 @@ import sys
 import tempfile
 import urllib.request
 
-from westd_proc import BUILD, SRC, Westd, skip
+from westd_proc import BUILD, SRC, Tap, Westd, sample_obs, skip
 
 for tool in ("gdalinfo", "gdallocationinfo"):
     if not shutil.which(tool):
@@ -40,25 +39,6 @@ BANDS = [("wind_speed", "m/s", "speed"), ("wind_from_direction", "degree", "dire
          ("eastward_wind", "m/s", "u"), ("northward_wind", "m/s", "v")]
 # column centres: the station VAL01, the south-west and north-east corners
 POINTS = [(504850, 4652050), (500050, 4650050), (509550, 4657950)]
-
-
-class Tap:
-    def __init__(self, n):
-        self.n, self.i, self.failed = n, 0, 0
-        print(f"1..{n}", flush=True)
-
-    def check(self, name, fn):
-        """fn() returns None when the check holds, else what is wrong."""
-        self.i += 1
-        try:
-            why = fn()
-        except Exception as e:     # a tool's failure is this check's failure
-            why = f"{type(e).__name__}: {e}"
-        print(f"{'not ok' if why else 'ok'} {self.i} - {name}", flush=True)
-        if why:
-            self.failed += 1
-            for line in str(why).splitlines()[:30]:
-                print(f"# {line}", flush=True)
 
 
 def gdalinfo(path):
@@ -109,28 +89,17 @@ def values(path, w):
     return None
 
 
-def post(w, doc):
-    req = urllib.request.Request(w.url + "/v1/observations", data=json.dumps(doc).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
-        return json.load(r)["field_version"]
-
-
 def main():
-    tap = Tap(5)
+    tap = Tap(5, why_lines=30)
     with tempfile.TemporaryDirectory(prefix="westd-gdal-") as tmp:
         w = Westd(tmp, 1000)
         try:
             # one observation set, at the time now, for westd and west run
-            with open(os.path.join(SRC, "data/obs/default.json")) as f:
-                doc = json.load(f)
-            now = datetime.datetime.now(datetime.timezone.utc)
-            for o in doc["observations"]:
-                o["time"] = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+            doc = sample_obs()
             obs = os.path.join(tmp, "obs.json")
             with open(obs, "w") as f:
                 json.dump(doc, f)
-            w.wait_version(post(w, doc))
+            w.wait_version(w.post(doc))
             grid = w.get("/v1/field")["grid"]
             api_tif = os.path.join(tmp, "api.tif")
             with urllib.request.urlopen(w.url + "/v1/field/slice?z=10&format=geotiff",
@@ -153,10 +122,7 @@ def main():
             tap.check("gdallocationinfo: west run's GeoTIFF has the API's point values "
                       "(the same observations)", lambda: values(run_tif, w))
         finally:
-            w.stop()
-            if tap.failed:
-                for line in w.log_text().splitlines()[-30:]:
-                    print(f"# westd: {line}")
+            w.stop(show_log=tap.failed)
     return 1 if tap.failed else 0
 
 

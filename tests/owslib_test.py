@@ -19,7 +19,7 @@ as make check sets them; default: the current directory).  Exits 77 with
 import sys
 import tempfile
 
-from westd_proc import Westd, skip
+from westd_proc import Tap, Westd, skip
 
 OPENAPI = "application/vnd.oai.openapi+json;version=3.0"
 
@@ -30,26 +30,6 @@ try:
 except ImportError:
     skip(f"OWSLib is not installed for {sys.executable} "
          "(Debian: apt-get install python3-owslib)")
-
-
-class Tap:
-    def __init__(self, n):
-        self.n, self.i, self.failed = n, 0, 0
-        print(f"1..{n}", flush=True)
-
-    def check(self, name, fn):
-        """One check: fn() returns None when it holds, else a string saying
-        what is wrong; an exception (OWSLib's) fails it too."""
-        self.i += 1
-        try:
-            why = fn()
-        except Exception as e:     # an OWSLib failure is this check's failure
-            why = f"{type(e).__name__}: {e}"
-        print(f"{'not ok' if why else 'ok'} {self.i} - {name}", flush=True)
-        if why:
-            self.failed += 1
-            for line in str(why).splitlines()[:20]:
-                print(f"# {line}", flush=True)
 
 
 def run(tap, w):
@@ -120,10 +100,7 @@ def main():
             w.wait_version(w.post_obs())
             run(tap, w)
         finally:
-            w.stop()
-            if tap.failed:
-                for line in w.log_text().splitlines()[-30:]:
-                    print(f"# westd: {line}")
+            w.stop(show_log=tap.failed)
     return 1 if tap.failed else 0
 
 
