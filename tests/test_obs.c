@@ -1619,6 +1619,17 @@ static void list_bad(const char *list, enum west_status want, const char *a, con
 	cr_assert_not_null(strstr(err, b), "message \"%s\" lacks \"%s\"", err, b);
 }
 
+/* list_bad with the message "LIST: line LINE: LDIR/FILE: PROBLEM": an error
+ * in the file the list names on that line. */
+static void list_bad_at(const char *list, enum west_status want, int line, const char *file,
+			const char *problem)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof msg, "%s: line %d: %s/%s: %s", list, line, ldir, file, problem);
+	list_bad(list, want, msg, "");
+}
+
 Test(obs_list, pools_the_records_of_its_files)
 {
 	const char *list;
@@ -1660,26 +1671,16 @@ Test(obs_list, recent_list_of_current_data)
 
 Test(obs_list, missing_file_names_it_and_the_list_line)
 {
-	char want[256];
-	const char *list;
-
 	put("a.csv", HDR TROW("A", "1", "11:00:00"));
-	list = put("list.csv", "Station_File_List,\na.csv\nnosuch.csv\n");
-	snprintf(want, sizeof want, "%s: line 3: %s/nosuch.csv: cannot open: No such file "
-		 "or directory", list, ldir);
-	list_bad(list, WEST_ERR_IO, want, "");
+	list_bad_at(put("list.csv", "Station_File_List,\na.csv\nnosuch.csv\n"), WEST_ERR_IO, 3,
+		    "nosuch.csv", "cannot open: No such file or directory");
 }
 
 Test(obs_list, bad_record_names_the_list_line_the_file_and_the_record)
 {
-	char want[256];
-	const char *list;
-
 	put("a.csv", HDR TROW("A", "1", "11:00:00") TROW("B", "-5", "11:00:00"));
-	list = put("list.csv", "Station_File_List,\na.csv\n");
-	snprintf(want, sizeof want, "%s: line 2: %s/a.csv: line 3 (station \"B\"): Speed: -5 "
-		 "mps", list, ldir);
-	list_bad(list, WEST_ERR_INVALID, want, "");
+	list_bad_at(put("list.csv", "Station_File_List,\na.csv\n"), WEST_ERR_INVALID, 2, "a.csv",
+		    "line 3 (station \"B\"): Speed: -5 mps");
 }
 
 Test(obs_list, one_station_at_one_time_in_two_files)
