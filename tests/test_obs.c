@@ -1338,11 +1338,11 @@ static struct west_grid dgrid; /* from data/default.asc */
 static void load_default_grid(void)
 {
 	struct west_config conf;
+	struct west_grid_opts go;
 
 	west_config_defaults(&conf);
-	struct west_grid_opts go1;
-	west_grid_opts_from_config(&go1, &conf);
-	cr_assert_eq(west_grid_load(&dgrid, WEST_SRCDIR "/data/default.asc", &go1,
+	west_grid_opts_from_config(&go, &conf);
+	cr_assert_eq(west_grid_load(&dgrid, WEST_SRCDIR "/data/default.asc", &go,
 				    err, sizeof err), WEST_OK, "%s", err);
 	opts.grid = &dgrid;
 }

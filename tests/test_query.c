@@ -51,6 +51,19 @@ static void alloc_field(void)
 	cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
 }
 
+/* g with c's grid options: over dem, or (dem NULL) from the file path. */
+static void grid_from_config(const struct west_config *c, const struct west_dem *dem,
+			     const char *path)
+{
+	struct west_grid_opts go;
+
+	west_grid_opts_from_config(&go, c);
+	if (dem)
+		cr_assert_eq(west_grid_init(&g, dem, &go, err, sizeof err), WEST_OK, "%s", err);
+	else
+		cr_assert_eq(west_grid_load(&g, path, &go, err, sizeof err), WEST_OK, "%s", err);
+}
+
 static void hill(void)
 {
 	fix_grid_staircase(&g, 23, 21, 100.0, 10, 10.0, 57.0, 300.0);
@@ -688,9 +701,7 @@ Test(query, every_column_of_every_bundled_terrain_answers_at_2_and_10_m)
 		cr_assert_not_null(c);
 		west_config_defaults(c);
 		snprintf(path, sizeof path, "%s/data/%s", WEST_SRCDIR, dems[d]);
-		struct west_grid_opts go1;
-		west_grid_opts_from_config(&go1, c);
-		cr_assert_eq(west_grid_load(&g, path, &go1, err, sizeof err), WEST_OK, "%s", err);
+		grid_from_config(c, NULL, path);
 		free(c);
 		fix_obs(&obs, "S", 0.3 * g.nx * g.dx - (g.x0 - FIX_X0),
 			0.4 * g.ny * g.dy - (g.y0 - FIX_Y0), 10.0, 5.0, 250.0, 3);
@@ -741,9 +752,7 @@ Test(query, narrow_valley_answers_at_2_and_10_m)
 		west_config_defaults(c);
 		c->nz = 20, c->dz = 20;
 		c->terrain_faces = faces ? WEST_FACES_STAIRCASE : WEST_FACES_CUT;
-		struct west_grid_opts go2;
-		west_grid_opts_from_config(&go2, c);
-		cr_assert_eq(west_grid_init(&g, &dem, &go2, err, sizeof err), WEST_OK, "%s", err);
+		grid_from_config(c, &dem, NULL);
 		free(dem.z);
 		free(c);
 		fix_obs(&obs, "W", 150, 300, 10.0, 6.0, 270.0, 3);
@@ -794,9 +803,7 @@ Test(query, winds_are_relative_to_true_north)
 	dem.crs.false_easting = 500000.0;
 	west_config_defaults(c);
 	c->nz = 5, c->dz = 20;
-	struct west_grid_opts go3;
-	west_grid_opts_from_config(&go3, c);
-	cr_assert_eq(west_grid_init(&g, &dem, &go3, err, sizeof err), WEST_OK, "%s", err);
+	grid_from_config(c, &dem, NULL);
 	free(dem.z);
 	free(c);
 	cr_assert(g.has_convergence);
