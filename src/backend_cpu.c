@@ -20,6 +20,7 @@
 #endif
 
 struct cpu_state {
+	const struct west_kernel_ops *ops;   /* west_kernels_cpu, or _ref */
 	const struct west_grid *grid;
 	struct west_levels levels;
 	struct west_mg mg;           /* built for the grid, or nlevels 0 */
@@ -56,36 +57,45 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	return WEST_OK;
 }
 
-/* The CPU references (kernels.h), the table the driver runs here and the
- * reference every other backend's table is tested against. */
-const struct west_kernel_ops west_kernels_cpu = {
-	.backend = "cpu",
-	.stability = west_stability_cpu,
-	.extrapolate = west_extrapolate_cpu,
-	.initialize = west_initialize_cpu,
-	.land = west_land_cpu,
-	.interpolate = west_interpolate_cpu,
-	.speed_zero = west_speed_zero_cpu,
-	.transparency = west_transparency_cpu,
-	.sweep = west_divmin_sweep_cpu,
-	.norms = west_divergence_norms_cpu,
-	.divremoval = west_divremoval_cpu,
-	.pot_rhs = west_pot_rhs_cpu,
-	.pot_apply = west_pot_apply_cpu,
-	.pot_smooth = west_pot_smooth_cpu,
-	.pot_restrict = west_pot_restrict_cpu,
-	.pot_prolong = west_pot_prolong_cpu,
-	.pot_coarse = west_pot_coarse_cpu,
-	.pot_matvec = west_pot_matvec_cpu,
-	.pot_dot = west_pot_dot_cpu,
-	.pot_xpby = west_pot_xpby_cpu,
-	.pot_zero = west_pot_zero_cpu,
-	.alloc = cpu_alloc,
-	.upload = cpu_copy,
-	.download = cpu_copy,
-	.fill = cpu_fill,
-	.free = cpu_release,
-};
+/*
+ * The CPU backend's kernel tables: the plain-C references (kernels.h), the
+ * reference every other table is tested against, with the colour pass,
+ * operator and restriction taken from potential_simd.c (vectorized, the
+ * same bits) or from the references themselves (_ref: run with
+ * WEST_CPU_KERNELS=reference, for comparisons).
+ */
+#define CPU_KERNELS(smooth, restrict_, matvec) { \
+	.backend = "cpu", \
+	.stability = west_stability_cpu, \
+	.extrapolate = west_extrapolate_cpu, \
+	.initialize = west_initialize_cpu, \
+	.land = west_land_cpu, \
+	.interpolate = west_interpolate_cpu, \
+	.speed_zero = west_speed_zero_cpu, \
+	.transparency = west_transparency_cpu, \
+	.sweep = west_divmin_sweep_cpu, \
+	.norms = west_divergence_norms_cpu, \
+	.divremoval = west_divremoval_cpu, \
+	.pot_rhs = west_pot_rhs_cpu, \
+	.pot_apply = west_pot_apply_cpu, \
+	.pot_smooth = smooth, \
+	.pot_restrict = restrict_, \
+	.pot_prolong = west_pot_prolong_cpu, \
+	.pot_coarse = west_pot_coarse_cpu, \
+	.pot_matvec = matvec, \
+	.pot_dot = west_pot_dot_cpu, \
+	.pot_xpby = west_pot_xpby_cpu, \
+	.pot_zero = west_pot_zero_cpu, \
+	.alloc = cpu_alloc, \
+	.upload = cpu_copy, \
+	.download = cpu_copy, \
+	.fill = cpu_fill, \
+	.free = cpu_release, \
+}
+const struct west_kernel_ops west_kernels_cpu =
+	CPU_KERNELS(west_pot_smooth_simd, west_pot_restrict_simd, west_pot_matvec_simd);
+const struct west_kernel_ops west_kernels_cpu_ref =
+	CPU_KERNELS(west_pot_smooth_cpu, west_pot_restrict_cpu, west_pot_matvec_cpu);
 
 static enum west_status cpu_probe(char *err, size_t errlen)
 {
@@ -93,11 +103,20 @@ static enum west_status cpu_probe(char *err, size_t errlen)
 	return WEST_OK;
 }
 
+/* WEST_CPU_KERNELS: unset or empty for the vectorized kernels, "reference"
+ * for the plain references alone (docs/operations.md). */
 static enum west_status cpu_init(void **state, char *err, size_t errlen)
 {
-	struct cpu_state *s = calloc(1, sizeof *s);
-	if (!s)
+	const char *which = getenv("WEST_CPU_KERNELS");
+	struct cpu_state *s;
+
+	if (which && which[0] && strcmp(which, "reference"))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "cpu backend: WEST_CPU_KERNELS=%s: unknown (\"reference\", or unset)",
+				 which);
+	if (!(s = calloc(1, sizeof *s)))
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
+	s->ops = which && which[0] ? &west_kernels_cpu_ref : &west_kernels_cpu;
 	*state = s;
 	return WEST_OK;
 }
@@ -171,7 +190,7 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 		};
 		west_kgrid_init(&wk.kg, g, &s->levels);
 		west_model_stations(g, obs, o->land_use, st, stab);
-		rc = west_model_solve(&west_kernels_cpu, &wk, g, o,
+		rc = west_model_solve(s->ops, &wk, g, o,
 				      west_obs_max_speed(obs), &f->report,
 				      progress, ctx, err, errlen);
 		f->valid_time = obs->valid_time;
@@ -185,12 +204,13 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 
 static void cpu_describe(void *state, char *buf, size_t len)
 {
+	const struct cpu_state *s = state;
 	int threads = 1;
-	(void)state;
 #ifdef _OPENMP
 	threads = omp_get_max_threads();
 #endif
-	snprintf(buf, len, "CPU, %d OpenMP thread%s", threads, threads == 1 ? "" : "s");
+	snprintf(buf, len, "CPU, %d OpenMP thread%s%s", threads, threads == 1 ? "" : "s",
+		 s && s->ops == &west_kernels_cpu_ref ? ", reference kernels" : "");
 }
 
 static size_t cpu_device_bytes(void *state)

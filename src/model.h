@@ -68,8 +68,9 @@ typedef void (*west_progress_fn)(void *ctx, int step, const struct west_report *
 
 /*
  * The kernels one backend runs, and its memory: west_kernels_cpu (the
- * references, backend_cpu.c) or west_kernels_cuda (the launchers,
- * backend_cuda.c).  Each kernel slot is typed by __typeof__ of its CPU
+ * references, three of the potential kernels vectorized; backend_cpu.c),
+ * west_kernels_cpu_ref (the references alone) or west_kernels_cuda (the
+ * launchers, backend_cuda.c).  Each kernel slot is typed by __typeof__ of its CPU
  * reference, so a backend's kernel with another prototype does not
  * compile.  The driver calls every kernel slot but land and transparency
  * (steps 4 and 7 run with the terrain: grid.c, the CUDA backend's
@@ -120,6 +121,7 @@ struct west_kernel_ops {
 	enum west_status (*free)(void *p, char *err, size_t errlen);
 };
 extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */
+extern const struct west_kernel_ops west_kernels_cpu_ref;  /* its references alone */
 #ifdef WEST_HAVE_CUDA
 extern const struct west_kernel_ops west_kernels_cuda;   /* backend_cuda.c */
 #endif

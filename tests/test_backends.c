@@ -8,11 +8,12 @@
  * reference (kernels/kernels.h) called directly on host copies of the same
  * inputs.  Each Criterion test is <backend>::<case>.
  *
- * Backends: BACKENDS below, by registry name (src/backend.c).  cpu is the
- * reference itself: its cases compare its table with direct calls of the
- * same functions, trivially equal, but they run this harness (allocation,
- * poisoning, copies, comparisons) in every build, so a fault in it shows
- * without a GPU.  Every other backend is a real comparison; one that is
+ * Backends: BACKENDS below, by registry name (src/backend.c).  cpu is
+ * mostly the reference itself: its cases compare its table with direct
+ * calls of the same functions, trivially equal, but for the vectorized
+ * colour pass, operator and restriction (kernels/potential_simd.c), a real
+ * comparison; and they run this harness (allocation, poisoning, copies,
+ * comparisons) in every build, so a fault in it shows without a GPU.  Every other backend is a real comparison; one that is
  * not built or not usable here skips each case with the reason
  * ("cuda backend test skipped: no CUDA device: ...").
  *

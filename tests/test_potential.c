@@ -29,6 +29,11 @@
  *    ~16 roundings; the bound scales with the terms, not the result,
  *    because the residual b - A e cancels); prolongation and the coarse
  *    solve bit for bit (one float addition; a fixed sequence of passes).
+ *  - simd: the vectorized colour pass, operator and restriction
+ *    (kernels/potential_simd.c) give the references' bits on every level
+ *    of grids whose rows are shorter and longer than a vector, with cut
+ *    cells and staircase faces; whole solves with them and with
+ *    WEST_CPU_KERNELS=reference give the same field bit for bit.
  *  - solvers: sor-potential is the velocity-form iteration (docs/design.md
  *    section 3), multigrid, sor-potential and sor reach the same field
  *    within an energy bound, every bundled terrain converges, and a
@@ -1416,4 +1421,157 @@ Test(solvers, sor_potential_needs_the_same_count)
 	west_field_free(&fp);
 	west_obs_set_free(&obs);
 	west_grid_free(&g);
+}
+
+/* ---- the vectorized kernels ---------------------------------------------- */
+
+/* Whether x and y hold the same bits in each of n floats; the first
+ * difference into *at. */
+static int same_bits(const float *x, const float *y, size_t n, size_t *at)
+{
+	for (*at = 0; *at < n; (*at)++)
+		if (bits(x[*at]) != bits(y[*at]))
+			return 0;
+	return 1;
+}
+
+/*
+ * potential_simd.c against the references on every level of mg, bit for
+ * bit: both colour passes at omega 1 and 1.6, the operator, the
+ * restriction to the next level; each from the same random e, b (and x),
+ * the whole of each output array compared, padding included.
+ */
+static void expect_simd(const struct west_mg *mg, const char *what)
+{
+	for (int L = 0; L < mg->nlevels; L++) {
+		const struct west_plevel *l = &mg->lv[L];
+		size_t n = 2 * l->ncol, at;
+		float *x = vec(l), *y_ref = vec(l), *y = vec(l);
+
+		for (int colour = 0; colour < 2; colour++)
+			for (int o = 0; o < 2; o++) {
+				float omega = o ? 1.6f : 1.0f, *e0;
+				random_eb(l, 91 + 4 * (uint64_t)L + 2 * (uint64_t)colour + (uint64_t)o);
+				e0 = dup(l->e, n);
+				cr_assert_eq(west_pot_smooth_cpu(l, omega, colour), WEST_OK);
+				memcpy(y_ref, l->e, n * sizeof *y_ref);
+				memcpy(l->e, e0, n * sizeof *l->e);
+				cr_assert_eq(west_pot_smooth_simd(l, omega, colour), WEST_OK);
+				cr_assert(same_bits(l->e, y_ref, n, &at), "%s level %d (%zu x %zu x %zu) "
+					  "colour %d omega %g: slot %zu %.9g, reference %.9g", what, L,
+					  l->nx, l->ny, l->nz, colour, (double)omega, at,
+					  (double)l->e[at], (double)y_ref[at]);
+				free(e0);
+			}
+		fill(l, x, 17 + (uint64_t)L, 20.0, 0);
+		memset(y, 0xff, n * sizeof *y);   /* every slot must be written */
+		memset(y_ref, 0xff, n * sizeof *y_ref);
+		cr_assert_eq(west_pot_matvec_cpu(l, x, y_ref), WEST_OK);
+		cr_assert_eq(west_pot_matvec_simd(l, x, y), WEST_OK);
+		cr_assert(same_bits(y, y_ref, n, &at), "%s level %d matvec: slot %zu %.9g, "
+			  "reference %.9g", what, L, at, (double)y[at], (double)y_ref[at]);
+		if (L + 1 < mg->nlevels) {
+			const struct west_plevel *c = &mg->lv[L + 1];
+			size_t cn = 2 * c->ncol;
+			float *b_ref;
+			random_eb(l, 57 + (uint64_t)L);
+			memset(c->b, 0xff, cn * sizeof *c->b);
+			cr_assert_eq(west_pot_restrict_cpu(l, c), WEST_OK);
+			b_ref = dup(c->b, cn);
+			memset(c->b, 0xff, cn * sizeof *c->b);
+			cr_assert_eq(west_pot_restrict_simd(l, c), WEST_OK);
+			cr_assert(same_bits(c->b, b_ref, cn, &at), "%s level %d restrict: coarse slot "
+				  "%zu %.9g, reference %.9g", what, L, at, (double)c->b[at],
+				  (double)b_ref[at]);
+			free(b_ref);
+		}
+		free(x), free(y), free(y_ref);
+	}
+}
+
+/* Rows shorter than a vector, of every parity, and long ones; cut cells and
+ * the staircase; uniform and stretched levels. */
+Test(simd, same_bits_as_the_references)
+{
+	static const size_t nxs[] = { 1, 2, 3, 7, 16, 17, 18, 33, 40, 67 };
+	for (size_t a = 0; a < sizeof nxs / sizeof nxs[0]; a++)
+		for (int stair = 0; stair < 2; stair++) {
+			struct west_grid g;
+			struct west_mg mg;
+			char what[64];
+			size_t nx = nxs[a], ny = 5 + a % 4;
+			if (stair)
+				fix_grid_staircase(&g, nx, ny, 40, 9, 15, 60, 90);
+			else
+				fix_grid(&g, nx, ny, 40, 9 + a % 2, 15, 60, 90);
+			build(&mg, &g, stair ? 5.0 : 0.7);
+			snprintf(what, sizeof what, "%zu x %zu %s", nx, ny, stair ? "staircase" : "cut");
+			expect_simd(&mg, what);
+			west_mg_free(&mg);
+			west_grid_free(&g);
+		}
+	struct west_grid g;
+	struct west_mg mg;
+	hill_stretched(&g);
+	build(&mg, &g, 0.7);
+	expect_simd(&mg, "stretched hill");
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* Whole solves on the CPU backend with its vectorized kernels and with
+ * WEST_CPU_KERNELS=reference: the same field bit for bit (every kernel is),
+ * and the backend says which it runs. */
+Test(simd, reference_kernels_give_the_same_field)
+{
+	static const enum west_solver solvers[] = { WEST_SOLVER_MULTIGRID,
+						    WEST_SOLVER_SOR_POTENTIAL };
+	struct west_grid g;
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+
+	fix_grid(&g, 45, 37, 50, 14, 20, 120, 200);
+	fix_obs(&obs, "a", 300, 900, 10, 5, 250, WEST_STAB_D);
+	fix_obs(&obs, "b", 1900, 700, 10, 3, 300, WEST_STAB_D);
+	for (size_t s = 0; s < sizeof solvers / sizeof solvers[0]; s++) {
+		struct west_field fv, fr;
+		size_t at;
+		fix_opts(&o, 400, 1e-5, 1.8, WEST_INDEXING_COMPACT);
+		o.solver = solvers[s];
+		unsetenv("WEST_CPU_KERNELS");
+		fix_solve(&g, &obs, &o, &fv);
+		setenv("WEST_CPU_KERNELS", "reference", 1);
+		fix_solve(&g, &obs, &o, &fr);
+		unsetenv("WEST_CPU_KERNELS");
+		cr_assert_gt(fv.report.iterations, 2, "the solve must have work");
+		cr_assert_eq(fv.report.iterations, fr.report.iterations);
+		cr_assert(same_bits(fv.u, fr.u, west_grid_nxfaces(&g), &at), "u[%zu]", at);
+		cr_assert(same_bits(fv.v, fr.v, west_grid_nyfaces(&g), &at), "v[%zu]", at);
+		cr_assert(same_bits(fv.w, fr.w, west_grid_nzfaces(&g), &at), "w[%zu]", at);
+		west_field_free(&fv);
+		west_field_free(&fr);
+	}
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+Test(simd, the_kernel_choice_is_named_or_refused)
+{
+	void *state = NULL;
+	char err[WEST_ERRLEN] = "", desc[128];
+
+	setenv("WEST_CPU_KERNELS", "refrence", 1);
+	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_ERR_INVALID);
+	cr_assert_str_eq(err, "cpu backend: WEST_CPU_KERNELS=refrence: unknown (\"reference\", "
+			 "or unset)");
+	setenv("WEST_CPU_KERNELS", "reference", 1);
+	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_OK, "%s", err);
+	west_backend_cpu.describe(state, desc, sizeof desc);
+	cr_assert(strstr(desc, ", reference kernels") != NULL, "%s", desc);
+	west_backend_cpu.free(state);
+	unsetenv("WEST_CPU_KERNELS");
+	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_OK, "%s", err);
+	west_backend_cpu.describe(state, desc, sizeof desc);
+	cr_assert(strstr(desc, "reference") == NULL, "%s", desc);
+	west_backend_cpu.free(state);
 }

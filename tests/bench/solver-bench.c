@@ -163,25 +163,48 @@ static void row(const char *grid, const char *be, const char *solver,
 	       r->total / mg->total);
 }
 
+/* The median of reps multigrid runs into r. */
+static void multigrid_median(const struct west_backend *be, void *state,
+			     const struct west_grid *g, const struct west_obs_set *obs, int reps,
+			     struct result *r)
+{
+	struct west_solve_opts o;
+	double t[64], tt[64];
+
+	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
+	for (int i = 0; i < reps; i++) {
+		*r = run(be, state, g, obs, &o);
+		t[i] = r->step8, tt[i] = r->total;
+	}
+	qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+	qsort(tt, (size_t)reps, sizeof tt[0], cmp_double);
+	r->step8 = t[reps / 2], r->total = tt[reps / 2];
+}
+
+/* ref_state: the CPU backend with WEST_CPU_KERNELS=reference (NULL for
+ * CUDA), its multigrid timed beside the vectorized one. */
 static void solvers(const struct opts *op, const char *grid, const struct west_backend *be,
-		    void *state, const struct west_grid *g, const struct west_obs_set *obs)
+		    void *state, void *ref_state, const struct west_grid *g,
+		    const struct west_obs_set *obs)
 {
 	struct west_solve_opts o;
 	struct result first, mg, best = { INFINITY, INFINITY, 0, 0, 0, 0 }, r;
-	double t[64], tt[64], best_omega = 0;
+	double best_omega = 0;
 	int reps = op->reps < 64 ? op->reps : 64;
 	char list[128], *save = NULL;
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
 	first = run(be, state, g, obs, &o);
-	for (int i = 0; i < reps; i++) {
-		mg = run(be, state, g, obs, &o);
-		t[i] = mg.step8, tt[i] = mg.total;
-	}
-	qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-	qsort(tt, (size_t)reps, sizeof tt[0], cmp_double);
-	mg.step8 = t[reps / 2], mg.total = tt[reps / 2];
+	multigrid_median(be, state, g, obs, reps, &mg);
 	row(grid, be->name, "multigrid", &mg, &mg);
+	if (ref_state) {
+		run(be, ref_state, g, obs, &o);   /* builds its hierarchy */
+		multigrid_median(be, ref_state, g, obs, reps, &r);
+		row(grid, be->name, "multigrid, reference kernels (WEST_CPU_KERNELS=reference)",
+		    &r, &mg);
+		fprintf(stderr, "%s %s: multigrid with the reference kernels %.1f ms\n", grid,
+			be->name, 1e3 * r.total);
+	}
 	fprintf(stderr, "%s %s: multigrid %.1f ms (first run with the hierarchy build %.1f ms)\n",
 		grid, be->name, 1e3 * mg.total, 1e3 * first.total);
 	row(grid, be->name, "multigrid, first run (builds the hierarchy)", &first, &mg);
@@ -208,11 +231,14 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 
 /* ------------------------------------------------------------ sweeps */
 
-static double cpu_sweep_rate(const struct west_plevel *l)
+static double cpu_sweep_rate(const struct west_plevel *l,
+			     __typeof__(west_pot_smooth_cpu) *smooth)
 {
-	double t0 = now_s();
+	double t0;
+	smooth(l, 1.0f, 0), smooth(l, 1.0f, 1);   /* pages touched before the clock */
+	t0 = now_s();
 	for (int n = 0; n < SB_SWEEPS; n++)
-		west_pot_smooth_cpu(l, 1.0f, 0), west_pot_smooth_cpu(l, 1.0f, 1);
+		smooth(l, 1.0f, 0), smooth(l, 1.0f, 1);
 	return (double)(l->nx * l->ny * l->nz) * SB_SWEEPS / (now_s() - t0);
 }
 
@@ -295,24 +321,38 @@ static double gpu_copy_bw(size_t bytes)
 }
 #endif
 
+static void sweep_row(const char *grid, const char *be, double rate, double bw,
+		      const char *lv)
+{
+	printf("| %s | %s | %.2f G | 17 | %.0f GB/s | %.0f GB/s | %.2f | %s |\n", grid, be,
+	       rate / 1e9, 17.0 * rate / 1e9, bw / 1e9, 17.0 * rate / bw, lv);
+}
+
+/* The CPU: the backend's vectorized smoother and the reference, each
+ * against the copy bandwidth measured right after it. */
 static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 {
 	struct west_mg mg;
 	char err[WEST_ERRLEN], lv[512];
-	double rate, bw;
+	double rate;
 
+	(void)be;   /* a CPU-only build has no other */
 	if (west_mg_build(&mg, g, 1.0, err, sizeof err))
 		die("hierarchy", err);
 	west_mg_describe(&mg, lv, sizeof lv);
 	fprintf(stderr, "%s: levels %s\n", grid, lv);
 #ifdef WEST_HAVE_CUDA
-	if (!strcmp(be, "cuda"))
-		rate = gpu_sweep_rate(&mg, g), bw = gpu_copy_bw((size_t)1 << 30);
-	else
+	if (!strcmp(be, "cuda")) {
+		rate = gpu_sweep_rate(&mg, g);
+		sweep_row(grid, be, rate, gpu_copy_bw((size_t)1 << 30), lv);
+	} else
 #endif
-		rate = cpu_sweep_rate(&mg.lv[0]), bw = cpu_copy_bw((size_t)1 << 28);
-	printf("| %s | %s | %.2f G | 17 | %.0f GB/s | %.0f GB/s | %.2f | %s |\n", grid, be,
-	       rate / 1e9, 17.0 * rate / 1e9, bw / 1e9, 17.0 * rate / bw, lv);
+	{
+		rate = cpu_sweep_rate(&mg.lv[0], west_kernels_cpu.pot_smooth);
+		sweep_row(grid, "cpu (vectorized)", rate, cpu_copy_bw((size_t)1 << 28), lv);
+		rate = cpu_sweep_rate(&mg.lv[0], west_pot_smooth_cpu);
+		sweep_row(grid, "cpu (reference)", rate, cpu_copy_bw((size_t)1 << 28), lv);
+	}
 	west_mg_free(&mg);
 }
 
@@ -350,7 +390,7 @@ int main(int argc, char **argv)
 	char err[WEST_ERRLEN], list[64], *save = NULL, dev[256];
 	const struct west_backend *be;
 	struct west_obs_set obs;
-	void *state;
+	void *state, *ref_state = NULL;
 
 	if (!parse(argc, argv, &o)) {
 		fputs("usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]\n"
@@ -362,6 +402,12 @@ int main(int argc, char **argv)
 		die(o.backend, be ? err : "not built");
 	if (be->init(&state, err, sizeof err))
 		die("init", err);
+	if (!strcmp(be->name, "cpu")) {
+		setenv("WEST_CPU_KERNELS", "reference", 1);
+		if (be->init(&ref_state, err, sizeof err))
+			die("init", err);
+		unsetenv("WEST_CPU_KERNELS");
+	}
 	be->describe(state, dev, sizeof dev);
 	bench_obs_init(&obs);
 	if (!obs.obs)
@@ -388,9 +434,10 @@ int main(int argc, char **argv)
 			grid_build(&grids[n], grid_nx(gname), faces);
 			snprintf(names[n], sizeof names[n], "%s %s", gname,
 				 faces == WEST_FACES_CUT ? "cut" : "staircase");
-			if (be->upload_terrain(state, &grids[n], err, sizeof err))
+			if (be->upload_terrain(state, &grids[n], err, sizeof err) ||
+			    (ref_state && be->upload_terrain(ref_state, &grids[n], err, sizeof err)))
 				die("upload", err);
-			solvers(&o, names[n], be, state, &grids[n], &obs);
+			solvers(&o, names[n], be, state, ref_state, &grids[n], &obs);
 			n++;
 		}
 	}
@@ -402,6 +449,8 @@ int main(int argc, char **argv)
 		west_grid_free(&grids[i]);
 	}
 	be->free(state);
+	if (ref_state)
+		be->free(ref_state);
 	west_obs_set_free(&obs);
 	return 0;
 }

@@ -1,0 +1,321 @@
+/*
+ * potential_simd.c: the CPU backend's colour pass, operator and
+ * restriction of the potential form of step 8 (kernels.h), vectorized:
+ * the three kernels that make most of a multigrid V-cycle's work.  The
+ * references (potential.c) stay the definition and are kept and compared
+ * (tests/test_backends.c, tests/test_potential.c): these give the same
+ * results bit for bit.
+ *
+ * How.  A colour's cells of one row are contiguous in the per-colour
+ * storage, and so are their neighbours of the other colour: the west and
+ * east ones at offsets t - 1 + i0 and t + i0 of the other colour's row,
+ * the others in the rows beside.  So VL cells at a time load their
+ * neighbours with plain vector loads, and each lane evaluates the
+ * reference's per-cell body (potential_util.h) in the same order: the
+ * conductances from the face code, sum = ((0 + G_W nb_W) + G_E nb_E) + ...,
+ * diag = ((G_W + G_E) + G_S) + ..., then the update.  GCC's and clang's
+ * vector extensions do IEEE binary32 per lane, and with -ffp-contract=off
+ * nothing is fused, so each lane gives the reference's bits.  What the
+ * vector path does not take, the reference's scalar body does: the first
+ * and last cell of a row when it lies on the west or east boundary, a
+ * row's last partial group, and every group holding a cut cell (its side
+ * faces read transparencies by cell: they are few, near the ground).
+ * Rows on the south, north, bottom or top boundary use zeros for the
+ * missing neighbours, as the reference does.
+ *
+ * The row functions are built twice on x86-64 (target_clones: AVX2 and the
+ * baseline SSE2) and the loader picks the one this CPU runs (GCC's ifunc
+ * dispatch, __builtin_cpu_supports); elsewhere the vectors map to what
+ * the target has.  Rows run in parallel as in the references.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "potential_util.h"
+
+#define VL 8                                    /* cells per vector */
+typedef float vf __attribute__((vector_size(4 * VL)));
+typedef int32_t vi __attribute__((vector_size(4 * VL)));
+typedef uint8_t vb __attribute__((vector_size(VL)));
+
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef CLONES
+#define CLONES
+#endif
+#define INLINE static inline __attribute__((always_inline))
+#if defined(__GNUC__) && !defined(__clang__)
+/* Vectors pass between always-inlined functions only: no call carries one,
+ * so the ABI GCC warns about never applies. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+/* As potential.c: levels of fewer cells run on one thread. */
+#define PAR_CELLS 32768
+#define PAR(l) ((l)->nx * (l)->ny * (l)->nz >= PAR_CELLS)
+
+INLINE vf vload(const float *p)
+{
+	vf v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+INLINE void vstore(float *p, vf v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+INLINE vf vsplat(float x)
+{
+	vf v;
+	for (int q = 0; q < VL; q++)
+		v[q] = x;
+	return v;
+}
+
+/* a where m is set (all bits of the lane), else b. */
+INLINE vf vselect(vi m, vf a, vf b)
+{
+	return (vf)((m & (vi)a) | (~m & (vi)b));
+}
+
+/* One row (j, k) of colour c of level l, read from x (the colour's cells
+ * and the other colour's): the offsets of its neighbours' rows. */
+struct row {
+	const struct west_plevel *l;
+	const float *x;
+	int c;
+	size_t j, k, i0;
+	size_t s0;            /* slot of the row's cell t = 0 */
+	const float *o;       /* the other colour's row, cell t = 0 */
+	ptrdiff_t dy, dz;     /* a row's and a plane's slots */
+	int has_s, has_n, has_b, has_t;
+	size_t t_lo, t_hi;    /* cells t_lo <= t < t_hi have west and east neighbours */
+	size_t n;             /* cells of the colour in the row */
+};
+
+INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x, int c,
+		     size_t j, size_t k)
+{
+	size_t row = l->hx * (j + l->ny * k);
+	r->l = l, r->x = x, r->c = c, r->j = j, r->k = k;
+	r->i0 = (j + k + (size_t)c) & 1;
+	r->n = (l->nx - r->i0 + 1) / 2;
+	r->s0 = (size_t)c * l->ncol + row;
+	r->o = x + (size_t)(1 - c) * l->ncol + row;
+	r->dy = (ptrdiff_t)l->hx, r->dz = (ptrdiff_t)(l->hx * l->ny);
+	r->has_s = j > 0, r->has_n = j + 1 < l->ny, r->has_b = k > 0, r->has_t = k + 1 < l->nz;
+	r->t_lo = r->i0 == 0;                                   /* i = 0: no west cell */
+	r->t_hi = r->n > 0 && 2 * (r->n - 1) + r->i0 + 1 == l->nx ? r->n - 1 : r->n;
+	if (r->t_hi < r->t_lo)
+		r->t_hi = r->t_lo;
+}
+
+/*
+ * Cells t .. t + VL - 1 of row r: the sums and diagonals of the reference's
+ * west_pcell.  A cut cell's side conductances are multiplied by their
+ * faces' transparencies as west_pcut does, every other lane's by 1 (which
+ * keeps every bit).
+ */
+INLINE void row_sums(const struct row *r, size_t t, vf *sum, vf *diag)
+{
+	const struct west_plevel *l = r->l;
+	const float *o = r->o + t;
+	size_t s = r->s0 + t;
+	vf g[6], nb[6], zero = vsplat(0.0f);
+
+	if (l->code) {
+		uint64_t bytes;
+		vb cb;
+		memcpy(&bytes, l->code + s, sizeof bytes);
+		memcpy(&cb, &bytes, sizeof cb);
+		vi code = __builtin_convertvector(cb, vi);
+		const float *kf = l->kf + 6 * r->k;
+		for (int f = 0; f < 6; f++)
+			g[f] = (vf)(-((code >> f) & 1) & (vi)vsplat(kf[f]));
+		if (bytes & (UINT64_C(0x0101010101010101) << WEST_PF_CUT)) {
+			vf m[4];
+			for (int q = 0; q < VL; q++) {
+				size_t i = 2 * (t + (size_t)q) + r->i0;
+				size_t xw = west_kx(l->nx, l->ny, i, r->j, r->k);
+				size_t ys = west_ky(l->nx, l->ny, i, r->j, r->k);
+				int cut = code[q] >> WEST_PF_CUT & 1;
+				m[WEST_PF_W][q] = cut ? l->tx[xw] : 1.0f;
+				m[WEST_PF_E][q] = cut ? l->tx[xw + 1] : 1.0f;
+				m[WEST_PF_S][q] = cut ? l->ty[ys] : 1.0f;
+				m[WEST_PF_N][q] = cut ? l->ty[ys + l->nx] : 1.0f;
+			}
+			for (int f = 0; f < 4; f++)
+				g[f] *= m[f];
+		}
+	} else {
+		for (int f = 0; f < 6; f++)
+			g[f] = vload(l->g + (size_t)f * 2 * l->ncol + s);
+	}
+	nb[WEST_PF_W] = vload(o + r->i0 - 1);
+	nb[WEST_PF_E] = vload(o + r->i0);
+	nb[WEST_PF_S] = r->has_s ? vload(o - r->dy) : zero;
+	nb[WEST_PF_N] = r->has_n ? vload(o + r->dy) : zero;
+	nb[WEST_PF_B] = r->has_b ? vload(o - r->dz) : zero;
+	nb[WEST_PF_T] = r->has_t ? vload(o + r->dz) : zero;
+
+	vf acc = zero;
+	for (int f = 0; f < 6; f++)
+		acc += g[f] * nb[f];
+	*sum = acc;
+	*diag = ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
+}
+
+/*
+ * The group of VL cells that takes cell t of row r (t_lo <= t < t_hi): the
+ * one starting at t, or at the end of the row's range (t_hi - VL, its
+ * lanes below t already done in this pass) when fewer than VL cells are
+ * left; NONE when the whole range is shorter than VL.
+ */
+#define NONE ((size_t)-1)
+INLINE size_t row_group(const struct row *r, size_t t)
+{
+	if (t + VL <= r->t_hi)
+		return t;
+	return r->t_hi - r->t_lo >= VL ? r->t_hi - VL : NONE;
+}
+
+CLONES static void smooth_row(const struct west_plevel *l, float omega, int c, size_t j,
+			      size_t k)
+{
+	struct row r;
+	size_t t = 0;
+	vf om = vsplat(omega), zero = vsplat(0.0f);
+
+	row_init(&r, l, l->e, c, j, k);
+	for (; t < r.t_lo && t < r.n; t++)
+		west_psmooth_at(l, omega, c, t, j, k);
+	for (size_t g; t < r.t_hi && (g = row_group(&r, t)) != NONE; t = g + VL) {
+		vf sum, diag, done;
+		for (int q = 0; q < VL; q++)   /* lanes updated already keep their e */
+			done[q] = g + (size_t)q < t ? 1.0f : 0.0f;
+		row_sums(&r, g, &sum, &diag);
+		float *e = l->e + r.s0 + g;
+		vf ev = vload(e), bv = vload(l->b + r.s0 + g);
+		vf upd = ev + om * (bv + sum - diag * ev) / diag;
+		vstore(e, vselect((diag == zero) | (done != zero), ev, upd));
+	}
+	for (; t < r.n; t++)
+		west_psmooth_at(l, omega, c, t, j, k);
+}
+
+enum west_status west_pot_smooth_simd(const struct west_plevel *l, float omega, int colour)
+{
+	long rows = (long)(l->ny * l->nz);
+
+	#pragma omp parallel for schedule(static) if (PAR(l))
+	for (long r = 0; r < rows; r++)
+		smooth_row(l, omega, colour, (size_t)r % l->ny, (size_t)r / l->ny);
+	return WEST_OK;
+}
+
+/* y = A x on the cells of colour c in row (j, k). */
+CLONES static void matvec_row(const struct west_plevel *l, const float *x, float *y, int c,
+			      size_t j, size_t k)
+{
+	struct row r;
+	size_t t = 0;
+
+	row_init(&r, l, x, c, j, k);
+	for (; t < r.t_lo && t < r.n; t++)
+		west_pmatvec_at(l, x, y, 2 * t + r.i0, j, k);
+	for (size_t g; t < r.t_hi && (g = row_group(&r, t)) != NONE; t = g + VL) {
+		vf sum, diag;   /* lanes done already get the same again */
+		row_sums(&r, g, &sum, &diag);
+		vstore(y + r.s0 + g, diag * vload(x + r.s0 + g) - sum);
+	}
+	for (; t < r.n; t++)
+		west_pmatvec_at(l, x, y, 2 * t + r.i0, j, k);
+}
+
+enum west_status west_pot_matvec_simd(const struct west_plevel *l, const float *x, float *y)
+{
+	long rows = (long)(l->ny * l->nz);
+
+	#pragma omp parallel for schedule(static) if (PAR(l))
+	for (long r = 0; r < rows; r++)
+		for (int c = 0; c < 2; c++)
+			matvec_row(l, x, y, c, (size_t)r % l->ny, (size_t)r / l->ny);
+	return WEST_OK;
+}
+
+/* res[i] = (b - A e) of cell (i, j, k), for every i of row (j, k). */
+CLONES static void resid_row(const struct west_plevel *l, size_t j, size_t k, float *res)
+{
+	for (int c = 0; c < 2; c++) {
+		struct row r;
+		size_t t = 0;
+		row_init(&r, l, l->e, c, j, k);
+		for (; t < r.t_lo && t < r.n; t++)
+			res[2 * t + r.i0] = west_presid_at(l, 2 * t + r.i0, j, k);
+		for (size_t g; t < r.t_hi && (g = row_group(&r, t)) != NONE; t = g + VL) {
+			vf sum, diag, v;
+			row_sums(&r, g, &sum, &diag);
+			v = vload(l->b + r.s0 + g) + sum - diag * vload(l->e + r.s0 + g);
+			for (int q = 0; q < VL; q++)
+				res[2 * (g + (size_t)q) + r.i0] = v[q];
+		}
+		for (; t < r.n; t++)
+			res[2 * t + r.i0] = west_presid_at(l, 2 * t + r.i0, j, k);
+	}
+}
+
+/*
+ * The coarse row (cj, ck)'s right-hand sides: the fine residuals of the
+ * up to fy * fz fine rows it covers, computed a row at a time into res
+ * (fy * fz * nx floats), then summed per coarse cell in the reference's
+ * order (i, then j, then k: west_prestrict_at).
+ */
+static void restrict_row(const struct west_plevel *f, const struct west_plevel *c, size_t cj,
+			 size_t ck, float *res)
+{
+	size_t j0 = cj * f->fy, k0 = ck * f->fz;
+	size_t nj = (j0 + f->fy < f->ny ? j0 + f->fy : f->ny) - j0;
+	size_t nk = (k0 + f->fz < f->nz ? k0 + f->fz : f->nz) - k0;
+
+	for (size_t kk = 0; kk < nk; kk++)
+		for (size_t jj = 0; jj < nj; jj++)
+			resid_row(f, j0 + jj, k0 + kk, res + (kk * nj + jj) * f->nx);
+	for (size_t ci = 0; ci < c->nx; ci++) {
+		size_t i0 = ci * f->fx, i1 = i0 + f->fx < f->nx ? i0 + f->fx : f->nx;
+		float r = 0.0f;
+		for (size_t kk = 0; kk < nk; kk++)
+			for (size_t jj = 0; jj < nj; jj++)
+				for (size_t i = i0; i < i1; i++)
+					r += res[(kk * nj + jj) * f->nx + i];
+		c->b[west_pslot(c, ci, cj, ck)] = r;
+	}
+}
+
+enum west_status west_pot_restrict_simd(const struct west_plevel *fine,
+					const struct west_plevel *coarse)
+{
+	long rows = (long)(coarse->ny * coarse->nz);
+	size_t per = 4 * fine->nx;   /* fy * fz <= 4 fine rows */
+	int failed = 0;
+
+	#pragma omp parallel if (PAR(fine)) reduction(|:failed)
+	{
+		float *res = malloc(per * sizeof *res);
+		if (!res)
+			failed = 1;
+		#pragma omp for schedule(static)
+		for (long r = 0; r < rows; r++)
+			if (res)
+				restrict_row(fine, coarse, (size_t)r % coarse->ny,
+					     (size_t)r / coarse->ny, res);
+		free(res);
+	}
+	/* without memory for a row buffer: the reference, which needs none */
+	return failed ? west_pot_restrict_cpu(fine, coarse) : WEST_OK;
+}
