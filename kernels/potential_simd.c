@@ -301,21 +301,85 @@ enum west_status west_pot_restrict_simd(const struct west_plevel *fine,
 					const struct west_plevel *coarse)
 {
 	long rows = (long)(coarse->ny * coarse->nz);
-	size_t per = 4 * fine->nx;   /* fy * fz <= 4 fine rows */
-	int failed = 0;
 
-	#pragma omp parallel if (PAR(fine)) reduction(|:failed)
+	#pragma omp parallel if (PAR(fine))
 	{
-		float *res = malloc(per * sizeof *res);
-		if (!res)
-			failed = 1;
+		float *res = malloc(4 * fine->nx * sizeof *res);   /* fy * fz <= 4 rows */
 		#pragma omp for schedule(static)
-		for (long r = 0; r < rows; r++)
+		for (long r = 0; r < rows; r++) {
+			size_t cj = (size_t)r % coarse->ny, ck = (size_t)r / coarse->ny;
 			if (res)
-				restrict_row(fine, coarse, (size_t)r % coarse->ny,
-					     (size_t)r / coarse->ny, res);
+				restrict_row(fine, coarse, cj, ck, res);
+			else   /* no memory for the rows: the reference, which needs none */
+				for (size_t ci = 0; ci < coarse->nx; ci++)
+					west_prestrict_at(fine, coarse, ci, cj, ck);
+		}
 		free(res);
 	}
-	/* without memory for a row buffer: the reference, which needs none */
-	return failed ? west_pot_restrict_cpu(fine, coarse) : WEST_OK;
+	return WEST_OK;
+}
+
+/*
+ * Fine row (j, k): every open cell e += its coarse cell's e.  The coarse
+ * row's e in i order first (its cells alternate between the two colours'
+ * arrays), then the fine cells of each colour: with fx = 2 cell t's coarse
+ * cell is t, a vector load; with fx = 1 it is 2 t + i0, gathered lane by
+ * lane.  The open test is west_popen's (a face code, or six conductances).
+ */
+CLONES static void prolong_row(const struct west_plevel *c, const struct west_plevel *f,
+			       size_t j, size_t k, float *cbuf)
+{
+	size_t cj = j >> (f->fy >> 1), ck = k >> (f->fz >> 1);
+	vf zero = vsplat(0.0f);
+
+	for (size_t ci = 0; ci < c->nx; ci++)
+		cbuf[ci] = c->e[west_pslot(c, ci, cj, ck)];
+	for (int col = 0; col < 2; col++) {
+		size_t i0 = (j + k + (size_t)col) & 1, n = (f->nx - i0 + 1) / 2, t = 0;
+		size_t s0 = (size_t)col * f->ncol + f->hx * (j + f->ny * k);
+		for (; t + VL <= n; t += VL) {
+			size_t s = s0 + t;
+			vf p, ev = vload(f->e + s);
+			vi open;
+			if (f->fx == 2)
+				p = vload(cbuf + t);
+			else
+				for (int q = 0; q < VL; q++)
+					p[q] = cbuf[2 * (t + (size_t)q) + i0];
+			if (f->code) {
+				vb cb;
+				memcpy(&cb, f->code + s, sizeof cb);
+				open = __builtin_convertvector(cb, vi) != 0;
+			} else {
+				open = vload(f->g + s) != zero;
+				for (int g = 1; g < 6; g++)
+					open |= vload(f->g + (size_t)g * 2 * f->ncol + s) != zero;
+			}
+			vstore(f->e + s, vselect(open, ev + p, ev));
+		}
+		for (; t < n; t++)
+			west_pprolong_at(c, f, 2 * t + i0, j, k);
+	}
+}
+
+enum west_status west_pot_prolong_simd(const struct west_plevel *coarse,
+				       const struct west_plevel *fine)
+{
+	long rows = (long)(fine->ny * fine->nz);
+
+	#pragma omp parallel if (PAR(fine))
+	{
+		float *cbuf = malloc(coarse->nx * sizeof *cbuf);
+		#pragma omp for schedule(static)
+		for (long r = 0; r < rows; r++) {
+			size_t j = (size_t)r % fine->ny, k = (size_t)r / fine->ny;
+			if (cbuf)
+				prolong_row(coarse, fine, j, k, cbuf);
+			else   /* no memory for the row: the reference, which needs none */
+				for (size_t i = 0; i < fine->nx; i++)
+					west_pprolong_at(coarse, fine, i, j, k);
+		}
+		free(cbuf);
+	}
+	return WEST_OK;
 }

@@ -60,11 +60,11 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 /*
  * The CPU backend's kernel tables: the plain-C references (kernels.h), the
  * reference every other table is tested against, with the colour pass,
- * operator and restriction taken from potential_simd.c (vectorized, the
- * same bits) or from the references themselves (_ref: run with
- * WEST_CPU_KERNELS=reference, for comparisons).
+ * operator, restriction and prolongation taken from potential_simd.c
+ * (vectorized, the same bits) or from the references themselves (_ref: run
+ * with WEST_CPU_KERNELS=reference, for comparisons).
  */
-#define CPU_KERNELS(smooth, restrict_, matvec) { \
+#define CPU_KERNELS(smooth, restrict_, prolong, matvec) { \
 	.backend = "cpu", \
 	.stability = west_stability_cpu, \
 	.extrapolate = west_extrapolate_cpu, \
@@ -80,7 +80,7 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.pot_apply = west_pot_apply_cpu, \
 	.pot_smooth = smooth, \
 	.pot_restrict = restrict_, \
-	.pot_prolong = west_pot_prolong_cpu, \
+	.pot_prolong = prolong, \
 	.pot_coarse = west_pot_coarse_cpu, \
 	.pot_matvec = matvec, \
 	.pot_dot = west_pot_dot_cpu, \
@@ -93,9 +93,11 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.free = cpu_release, \
 }
 const struct west_kernel_ops west_kernels_cpu =
-	CPU_KERNELS(west_pot_smooth_simd, west_pot_restrict_simd, west_pot_matvec_simd);
+	CPU_KERNELS(west_pot_smooth_simd, west_pot_restrict_simd, west_pot_prolong_simd,
+		    west_pot_matvec_simd);
 const struct west_kernel_ops west_kernels_cpu_ref =
-	CPU_KERNELS(west_pot_smooth_cpu, west_pot_restrict_cpu, west_pot_matvec_cpu);
+	CPU_KERNELS(west_pot_smooth_cpu, west_pot_restrict_cpu, west_pot_prolong_cpu,
+		    west_pot_matvec_cpu);
 
 static enum west_status cpu_probe(char *err, size_t errlen)
 {

@@ -29,8 +29,8 @@
  *    ~16 roundings; the bound scales with the terms, not the result,
  *    because the residual b - A e cancels); prolongation and the coarse
  *    solve bit for bit (one float addition; a fixed sequence of passes).
- *  - simd: the vectorized colour pass, operator and restriction
- *    (kernels/potential_simd.c) give the references' bits on every level
+ *  - simd: the vectorized colour pass, operator, restriction and
+ *    prolongation (kernels/potential_simd.c) give the references' bits on every level
  *    of grids whose rows are shorter and longer than a vector, with cut
  *    cells and staircase faces; whole solves with them and with
  *    WEST_CPU_KERNELS=reference give the same field bit for bit.
@@ -1438,8 +1438,9 @@ static int same_bits(const float *x, const float *y, size_t n, size_t *at)
 /*
  * potential_simd.c against the references on every level of mg, bit for
  * bit: both colour passes at omega 1 and 1.6, the operator, the
- * restriction to the next level; each from the same random e, b (and x),
- * the whole of each output array compared, padding included.
+ * restriction to the next level and the prolongation from it; each from
+ * the same random e, b (and x), the whole of each output array compared,
+ * padding included.
  */
 static void expect_simd(const struct west_mg *mg, const char *what)
 {
@@ -1484,6 +1485,15 @@ static void expect_simd(const struct west_mg *mg, const char *what)
 				  "%zu %.9g, reference %.9g", what, L, at, (double)c->b[at],
 				  (double)b_ref[at]);
 			free(b_ref);
+			float *e0 = dup(l->e, n);
+			fill(c, c->e, 33 + (uint64_t)L, 20.0, 0);
+			cr_assert_eq(west_pot_prolong_cpu(c, l), WEST_OK);
+			memcpy(y_ref, l->e, n * sizeof *y_ref);
+			memcpy(l->e, e0, n * sizeof *l->e);
+			cr_assert_eq(west_pot_prolong_simd(c, l), WEST_OK);
+			cr_assert(same_bits(l->e, y_ref, n, &at), "%s level %d prolong: slot %zu %.9g, "
+				  "reference %.9g", what, L, at, (double)l->e[at], (double)y_ref[at]);
+			free(e0);
 		}
 		free(x), free(y), free(y_ref);
 	}
