@@ -37,7 +37,7 @@
 #define VL 8                                    /* cells per vector */
 typedef float vf __attribute__((vector_size(4 * VL)));
 typedef int32_t vi __attribute__((vector_size(4 * VL)));
-typedef uint8_t vb __attribute__((vector_size(VL)));
+typedef uint32_t vu __attribute__((vector_size(4 * VL)));
 
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
@@ -78,6 +78,35 @@ INLINE vf vsplat(float x)
 	return v;
 }
 
+/* The face codes of VL cells (8 bytes), lane q's in its low byte (the
+ * bytes above it are its neighbours': mask them).  Two words shifted by
+ * 8 (q mod 4): compilers convert bytes to lanes one by one. */
+INLINE vu lane_codes(uint64_t bytes)
+{
+	uint32_t lo = (uint32_t)bytes, hi = (uint32_t)(bytes >> 32);
+	return (vu){ lo, lo, lo, lo, hi, hi, hi, hi } >> (vu){ 0, 8, 16, 24, 0, 8, 16, 24 };
+}
+
+/* p[0], p[2], ..., p[2 VL - 2]; and p[1], p[3], ...: 2 VL floats read. */
+INLINE vf vevens(const float *p)
+{
+	vf a = vload(p), b = vload(p + VL);
+	return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+}
+
+INLINE vf vodds(const float *p)
+{
+	vf a = vload(p), b = vload(p + VL);
+	return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+}
+
+INLINE uint64_t load8(const uint8_t *p)
+{
+	uint64_t bytes;
+	memcpy(&bytes, p, sizeof bytes);
+	return bytes;
+}
+
 /* a where m is set (all bits of the lane), else b. */
 INLINE vf vselect(vi m, vf a, vf b)
 {
@@ -93,8 +122,11 @@ struct row {
 	size_t j, k, i0;
 	size_t s0;            /* slot of the row's cell t = 0 */
 	const float *o;       /* the other colour's row, cell t = 0 */
-	ptrdiff_t dy, dz;     /* a row's and a plane's slots */
-	int has_s, has_n, has_b, has_t;
+	/* the rows beside (S, N, B, T), or o itself where the domain ends,
+	 * and all-ones masks, or 0 there (a neighbour beyond is 0) */
+	const float *side[4];
+	vi keep[4];
+	vf kf[6];             /* level 0: a whole face's conductance at level k */
 	size_t t_lo, t_hi;    /* cells t_lo <= t < t_hi have west and east neighbours */
 	size_t n;             /* cells of the colour in the row */
 };
@@ -103,13 +135,23 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 		     size_t j, size_t k)
 {
 	size_t row = l->hx * (j + l->ny * k);
+	ptrdiff_t dy = (ptrdiff_t)l->hx, dz = (ptrdiff_t)(l->hx * l->ny);
+	int has[4] = { j > 0, j + 1 < l->ny, k > 0, k + 1 < l->nz };
+	ptrdiff_t off[4] = { -dy, dy, -dz, dz };
+
 	r->l = l, r->x = x, r->c = c, r->j = j, r->k = k;
 	r->i0 = (j + k + (size_t)c) & 1;
 	r->n = (l->nx - r->i0 + 1) / 2;
 	r->s0 = (size_t)c * l->ncol + row;
 	r->o = x + (size_t)(1 - c) * l->ncol + row;
-	r->dy = (ptrdiff_t)l->hx, r->dz = (ptrdiff_t)(l->hx * l->ny);
-	r->has_s = j > 0, r->has_n = j + 1 < l->ny, r->has_b = k > 0, r->has_t = k + 1 < l->nz;
+	for (int d = 0; d < 4; d++) {
+		r->side[d] = has[d] ? r->o + off[d] : r->o;
+		for (int q = 0; q < VL; q++)
+			r->keep[d][q] = has[d] ? -1 : 0;
+	}
+	if (l->code)
+		for (int f = 0; f < 6; f++)
+			r->kf[f] = vsplat(l->kf[6 * k + (size_t)f]);
 	r->t_lo = r->i0 == 0;                                   /* i = 0: no west cell */
 	r->t_hi = r->n > 0 && 2 * (r->n - 1) + r->i0 + 1 == l->nx ? r->n - 1 : r->n;
 	if (r->t_hi < r->t_lo)
@@ -125,46 +167,41 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 INLINE void row_sums(const struct row *r, size_t t, vf *sum, vf *diag)
 {
 	const struct west_plevel *l = r->l;
-	const float *o = r->o + t;
 	size_t s = r->s0 + t;
 	vf g[6], nb[6], zero = vsplat(0.0f);
 
 	if (l->code) {
-		uint64_t bytes;
-		vb cb;
-		memcpy(&bytes, l->code + s, sizeof bytes);
-		memcpy(&cb, &bytes, sizeof cb);
-		vi code = __builtin_convertvector(cb, vi);
-		const float *kf = l->kf + 6 * r->k;
-		for (int f = 0; f < 6; f++)
-			g[f] = (vf)(-((code >> f) & 1) & (vi)vsplat(kf[f]));
+		uint64_t bytes = load8(l->code + s);
+		vu code = lane_codes(bytes);
+		WEST_UNROLL6
+		for (int f = 0; f < 6; f++)   /* bit f to every bit of the lane */
+			g[f] = (vf)(((vi)(code << (31 - f)) >> 31) & (vi)r->kf[f]);
 		if (bytes & (UINT64_C(0x0101010101010101) << WEST_PF_CUT)) {
-			vf m[4];
-			for (int q = 0; q < VL; q++) {
-				size_t i = 2 * (t + (size_t)q) + r->i0;
-				size_t xw = west_kx(l->nx, l->ny, i, r->j, r->k);
-				size_t ys = west_ky(l->nx, l->ny, i, r->j, r->k);
-				int cut = code[q] >> WEST_PF_CUT & 1;
-				m[WEST_PF_W][q] = cut ? l->tx[xw] : 1.0f;
-				m[WEST_PF_E][q] = cut ? l->tx[xw + 1] : 1.0f;
-				m[WEST_PF_S][q] = cut ? l->ty[ys] : 1.0f;
-				m[WEST_PF_N][q] = cut ? l->ty[ys + l->nx] : 1.0f;
-			}
+			/* lane q's faces: x-faces xw + 2q and xw + 2q + 1 (the even
+			 * and odd of 16 in a row), y-faces ys + 2q of two rows */
+			size_t i = 2 * t + r->i0;
+			size_t xw = west_kx(l->nx, l->ny, i, r->j, r->k);
+			size_t ys = west_ky(l->nx, l->ny, i, r->j, r->k);
+			vi cut = (vi)(code << (31 - WEST_PF_CUT)) >> 31;
+			vf one = vsplat(1.0f), m[4];
+			m[WEST_PF_W] = vevens(l->tx + xw), m[WEST_PF_E] = vodds(l->tx + xw);
+			m[WEST_PF_S] = vevens(l->ty + ys), m[WEST_PF_N] = vevens(l->ty + ys + l->nx);
 			for (int f = 0; f < 4; f++)
-				g[f] *= m[f];
+				g[f] *= vselect(cut, m[f], one);
 		}
 	} else {
+		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)
 			g[f] = vload(l->g + (size_t)f * 2 * l->ncol + s);
 	}
-	nb[WEST_PF_W] = vload(o + r->i0 - 1);
-	nb[WEST_PF_E] = vload(o + r->i0);
-	nb[WEST_PF_S] = r->has_s ? vload(o - r->dy) : zero;
-	nb[WEST_PF_N] = r->has_n ? vload(o + r->dy) : zero;
-	nb[WEST_PF_B] = r->has_b ? vload(o - r->dz) : zero;
-	nb[WEST_PF_T] = r->has_t ? vload(o + r->dz) : zero;
+	nb[WEST_PF_W] = vload(r->o + t + r->i0 - 1);
+	nb[WEST_PF_E] = vload(r->o + t + r->i0);
+	_Pragma("GCC unroll 4")
+	for (int d = 0; d < 4; d++)   /* S, N, B, T */
+		nb[WEST_PF_S + d] = (vf)((vi)vload(r->side[d] + t) & r->keep[d]);
 
 	vf acc = zero;
+	WEST_UNROLL6
 	for (int f = 0; f < 6; f++)
 		acc += g[f] * nb[f];
 	*sum = acc;
@@ -191,19 +228,19 @@ CLONES static void smooth_row(const struct west_plevel *l, float omega, int c, s
 	struct row r;
 	size_t t = 0;
 	vf om = vsplat(omega), zero = vsplat(0.0f);
+	const vi lane = { 0, 1, 2, 3, 4, 5, 6, 7 };
 
 	row_init(&r, l, l->e, c, j, k);
 	for (; t < r.t_lo && t < r.n; t++)
 		west_psmooth_at(l, omega, c, t, j, k);
 	for (size_t g; t < r.t_hi && (g = row_group(&r, t)) != NONE; t = g + VL) {
-		vf sum, diag, done;
-		for (int q = 0; q < VL; q++)   /* lanes updated already keep their e */
-			done[q] = g + (size_t)q < t ? 1.0f : 0.0f;
+		vf sum, diag;
+		vi done = lane < (vi){ 0 } + (int32_t)(t - g);   /* updated already: keep */
 		row_sums(&r, g, &sum, &diag);
 		float *e = l->e + r.s0 + g;
 		vf ev = vload(e), bv = vload(l->b + r.s0 + g);
 		vf upd = ev + om * (bv + sum - diag * ev) / diag;
-		vstore(e, vselect((diag == zero) | (done != zero), ev, upd));
+		vstore(e, vselect((diag == zero) | done, ev, upd));
 	}
 	for (; t < r.n; t++)
 		west_psmooth_at(l, omega, c, t, j, k);
@@ -347,9 +384,7 @@ CLONES static void prolong_row(const struct west_plevel *c, const struct west_pl
 				for (int q = 0; q < VL; q++)
 					p[q] = cbuf[2 * (t + (size_t)q) + i0];
 			if (f->code) {
-				vb cb;
-				memcpy(&cb, f->code + s, sizeof cb);
-				open = __builtin_convertvector(cb, vi) != 0;
+				open = (vi)(lane_codes(load8(f->code + s)) & 0xffu) != 0;
 			} else {
 				open = vload(f->g + s) != zero;
 				for (int g = 1; g < 6; g++)
