@@ -23,10 +23,9 @@
  * Rows on the south, north, bottom or top boundary use zeros for the
  * missing neighbours, as the reference does.
  *
- * The row functions are built twice on x86-64 (target_clones: AVX2 and the
- * baseline SSE2) and the loader picks the one this CPU runs (GCC's ifunc
- * dispatch, __builtin_cpu_supports); elsewhere the vectors map to what
- * the target has.  Rows run in parallel as in the references.
+ * On x86-64 the vector code is built for AVX2 and runs on processors that
+ * have it (__builtin_cpu_supports); others run the references.  Rows run
+ * in parallel as in the references.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,15 +38,17 @@ typedef float vf __attribute__((vector_size(4 * VL)));
 typedef int32_t vi __attribute__((vector_size(4 * VL)));
 typedef uint32_t vu __attribute__((vector_size(4 * VL)));
 
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define CLONES __attribute__((target_clones("avx2", "default")))
+/* On x86-64 the vector code is built for AVX2 and runs where the processor
+ * has it (checked once per call: a cached flag); elsewhere the reference
+ * runs.  Other targets map the vectors to what they have. */
+#if defined(__x86_64__)
+#define VEC __attribute__((target("avx2")))
+#define VEC_OK() __builtin_cpu_supports("avx2")
+#else
+#define VEC
+#define VEC_OK() 1
 #endif
-#endif
-#ifndef CLONES
-#define CLONES
-#endif
-#define INLINE static inline __attribute__((always_inline))
+#define INLINE static inline __attribute__((always_inline)) VEC
 #if defined(__GNUC__) && !defined(__clang__)
 /* Vectors pass between always-inlined functions only: no call carries one,
  * so the ABI GCC warns about never applies. */
@@ -222,7 +223,7 @@ INLINE size_t row_group(const struct row *r, size_t t)
 	return r->t_hi - r->t_lo >= VL ? r->t_hi - VL : NONE;
 }
 
-CLONES static void smooth_row(const struct west_plevel *l, float omega, int c, size_t j,
+VEC static void smooth_row(const struct west_plevel *l, float omega, int c, size_t j,
 			      size_t k)
 {
 	struct row r;
@@ -250,6 +251,9 @@ enum west_status west_pot_smooth_simd(const struct west_plevel *l, float omega, 
 {
 	long rows = (long)(l->ny * l->nz);
 
+	if (!VEC_OK())
+		return west_pot_smooth_cpu(l, omega, colour);
+
 	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
 		smooth_row(l, omega, colour, (size_t)r % l->ny, (size_t)r / l->ny);
@@ -257,7 +261,7 @@ enum west_status west_pot_smooth_simd(const struct west_plevel *l, float omega, 
 }
 
 /* y = A x on the cells of colour c in row (j, k). */
-CLONES static void matvec_row(const struct west_plevel *l, const float *x, float *y, int c,
+VEC static void matvec_row(const struct west_plevel *l, const float *x, float *y, int c,
 			      size_t j, size_t k)
 {
 	struct row r;
@@ -279,6 +283,9 @@ enum west_status west_pot_matvec_simd(const struct west_plevel *l, const float *
 {
 	long rows = (long)(l->ny * l->nz);
 
+	if (!VEC_OK())
+		return west_pot_matvec_cpu(l, x, y);
+
 	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
 		for (int c = 0; c < 2; c++)
@@ -287,7 +294,7 @@ enum west_status west_pot_matvec_simd(const struct west_plevel *l, const float *
 }
 
 /* res[i] = (b - A e) of cell (i, j, k), for every i of row (j, k). */
-CLONES static void resid_row(const struct west_plevel *l, size_t j, size_t k, float *res)
+VEC static void resid_row(const struct west_plevel *l, size_t j, size_t k, float *res)
 {
 	for (int c = 0; c < 2; c++) {
 		struct row r;
@@ -313,7 +320,7 @@ CLONES static void resid_row(const struct west_plevel *l, size_t j, size_t k, fl
  * (fy * fz * nx floats), then summed per coarse cell in the reference's
  * order (i, then j, then k: west_prestrict_at).
  */
-static void restrict_row(const struct west_plevel *f, const struct west_plevel *c, size_t cj,
+VEC static void restrict_row(const struct west_plevel *f, const struct west_plevel *c, size_t cj,
 			 size_t ck, float *res)
 {
 	size_t j0 = cj * f->fy, k0 = ck * f->fz;
@@ -339,6 +346,9 @@ enum west_status west_pot_restrict_simd(const struct west_plevel *fine,
 {
 	long rows = (long)(coarse->ny * coarse->nz);
 
+	if (!VEC_OK())
+		return west_pot_restrict_cpu(fine, coarse);
+
 	#pragma omp parallel if (PAR(fine))
 	{
 		float *res = malloc(4 * fine->nx * sizeof *res);   /* fy * fz <= 4 rows */
@@ -363,7 +373,7 @@ enum west_status west_pot_restrict_simd(const struct west_plevel *fine,
  * cell is t, a vector load; with fx = 1 it is 2 t + i0, gathered lane by
  * lane.  The open test is west_popen's (a face code, or six conductances).
  */
-CLONES static void prolong_row(const struct west_plevel *c, const struct west_plevel *f,
+VEC static void prolong_row(const struct west_plevel *c, const struct west_plevel *f,
 			       size_t j, size_t k, float *cbuf)
 {
 	size_t cj = j >> (f->fy >> 1), ck = k >> (f->fz >> 1);
@@ -401,6 +411,9 @@ enum west_status west_pot_prolong_simd(const struct west_plevel *coarse,
 				       const struct west_plevel *fine)
 {
 	long rows = (long)(fine->ny * fine->nz);
+
+	if (!VEC_OK())
+		return west_pot_prolong_cpu(coarse, fine);
 
 	#pragma omp parallel if (PAR(fine))
 	{
