@@ -431,3 +431,112 @@ enum west_status west_pot_prolong_simd(const struct west_plevel *coarse,
 	}
 	return WEST_OK;
 }
+
+/* Row (j, k) of level-0 vector x in i order into xr[1 .. nx], xr[0] = 0
+ * (the west of cell 0); its cells alternate between the colours' arrays. */
+VEC static void natural_row(const struct west_plevel *l, const float *x, size_t j, size_t k,
+			    float *xr)
+{
+	size_t row = l->hx * (j + l->ny * k), c0 = (j + k) & 1;
+	const float *even = x + c0 * l->ncol + row, *odd = x + (1 - c0) * l->ncol + row;
+
+	xr[0] = 0.0f;
+	for (size_t i = 0; i < l->nx; i++)
+		xr[1 + i] = (i & 1 ? odd : even)[i >> 1];
+}
+
+/* The same for the face codes, into cr[0 .. nx - 1]. */
+VEC static void natural_codes(const struct west_plevel *l, size_t j, size_t k, uint8_t *cr)
+{
+	size_t row = l->hx * (j + l->ny * k), c0 = (j + k) & 1;
+	const uint8_t *even = l->code + c0 * l->ncol + row, *odd = l->code + (1 - c0) * l->ncol + row;
+
+	for (size_t i = 0; i < l->nx; i++)
+		cr[i] = (i & 1 ? odd : even)[i >> 1];
+}
+
+/*
+ * u += alpha T grad x on row (j, k): west_papply_at's faces and arithmetic,
+ * VL cells at a time in i order from rows of x and of the codes put in i
+ * order first (buf: 3 (nx + 1) floats and nx + VL bytes).  A row on the
+ * north or top boundary (it moves boundary faces too), the last cell of
+ * each row (its east face) and the cells after the last whole group take
+ * the scalar body.
+ */
+VEC static void apply_row(const struct west_kgrid *g, const struct west_plevel *l0,
+			  const struct west_sor *o, float alpha, const float *x, float *u,
+			  float *v, float *w, size_t j, size_t k, float *buf)
+{
+	size_t nx = g->nx, ny = g->ny, i = 0;
+	float *xr = buf, *xs = buf + nx + 1, *xb = buf + 2 * (nx + 1);
+	uint8_t *cr = (uint8_t *)(buf + 3 * (nx + 1));
+
+	if (j + 1 < ny && k + 1 < g->nz) {
+		vf mx = vsplat(alpha * o->rdx), my = vsplat(alpha * o->rdy);
+		vf mz = vsplat(alpha * o->eta * g->rdzf[k]);
+		float *ur = u + west_kx(nx, ny, 0, j, k), *vr = v + west_ky(nx, ny, 0, j, k);
+		float *wr = w + west_kc(nx, ny, 0, j, k);
+		const float *txr = l0->tx + west_kx(nx, ny, 0, j, k);
+		const float *tyr = l0->ty + west_ky(nx, ny, 0, j, k);
+
+		natural_row(l0, x, j, k, xr);
+		if (j > 0)
+			natural_row(l0, x, j - 1, k, xs);
+		else
+			memset(xs, 0, (nx + 1) * sizeof *xs);   /* 0 beyond the boundary */
+		if (k > 0)
+			natural_row(l0, x, j, k - 1, xb);
+		natural_codes(l0, j, k, cr);
+		for (; i + VL < nx; i += VL) {   /* the last cell is left */
+			uint64_t bytes = load8(cr + i);
+			vu code = lane_codes(bytes);
+			vi bw = (vi)(code << (31 - WEST_PF_W)) >> 31;
+			vi bs = (vi)(code << (31 - WEST_PF_S)) >> 31;
+			vf xc = vload(xr + 1 + i), m_w = mx, m_s = my, f;
+			if (bytes & (UINT64_C(0x0101010101010101) << WEST_PF_CUT)) {
+				vi cut = (vi)(code << (31 - WEST_PF_CUT)) >> 31;
+				m_w = vselect(cut, mx * vload(txr + i), mx);
+				m_s = vselect(cut, my * vload(tyr + i), my);
+			}
+			f = vload(ur + i);
+			vstore(ur + i, vselect(bw, f + m_w * (xc - vload(xr + i)), f));
+			f = vload(vr + i);
+			vstore(vr + i, vselect(bs, f + m_s * (xc - vload(xs + 1 + i)), f));
+			if (k > 0) {
+				vi bb = (vi)(code << (31 - WEST_PF_B)) >> 31;
+				f = vload(wr + i);
+				vstore(wr + i, vselect(bb, f + mz * (xc - vload(xb + 1 + i)), f));
+			}
+		}
+	}
+	for (; i < nx; i++)
+		west_papply_at(g, l0, o, alpha, x, u, v, w, i, j, k);
+}
+
+enum west_status west_pot_apply_simd(const struct west_kgrid *g,
+				     const struct west_plevel *l0, float eta,
+				     float alpha, const float *x, float *u,
+				     float *v, float *w)
+{
+	const struct west_sor o = west_sor_init(g, 1.0f, eta);
+	long rows = (long)(g->ny * g->nz);
+
+	if (!VEC_OK())
+		return west_pot_apply_cpu(g, l0, eta, alpha, x, u, v, w);
+
+	#pragma omp parallel
+	{
+		float *buf = malloc(3 * (g->nx + 1) * sizeof *buf + g->nx + VL);
+		#pragma omp for schedule(static)
+		for (long r = 0; r < rows; r++) {
+			size_t j = (size_t)r % g->ny, k = (size_t)r / g->ny;
+			if (buf)
+				apply_row(g, l0, &o, alpha, x, u, v, w, j, k, buf);
+			else   /* no memory for the rows: the reference, which needs none */
+				for (size_t i = 0; i < g->nx; i++)
+					west_papply_at(g, l0, &o, alpha, x, u, v, w, i, j, k);
+		}
+		free(buf);
+	}
+	return WEST_OK;
+}

@@ -29,8 +29,8 @@
  *    ~16 roundings; the bound scales with the terms, not the result,
  *    because the residual b - A e cancels); prolongation and the coarse
  *    solve bit for bit (one float addition; a fixed sequence of passes).
- *  - simd: the vectorized colour pass, operator, restriction and
- *    prolongation (kernels/potential_simd.c) give the references' bits on every level
+ *  - simd: the vectorized colour pass, operator, restriction,
+ *    prolongation and field update (kernels/potential_simd.c) give the references' bits on every level
  *    of grids whose rows are shorter and longer than a vector, with cut
  *    cells and staircase faces; whole solves with them and with
  *    WEST_CPU_KERNELS=reference give the same field bit for bit.
@@ -1438,12 +1438,16 @@ static int same_bits(const float *x, const float *y, size_t n, size_t *at)
 /*
  * potential_simd.c against the references on every level of mg, bit for
  * bit: both colour passes at omega 1 and 1.6, the operator, the
- * restriction to the next level and the prolongation from it; each from
- * the same random e, b (and x), the whole of each output array compared,
- * padding included.
+ * restriction to the next level and the prolongation from it, and on
+ * level 0 the field update; each from the same random e, b (and x, and
+ * faces), the whole of each output array compared, padding included.
  */
-static void expect_simd(const struct west_mg *mg, const char *what)
+static void expect_simd_apply(const struct west_grid *g, const struct west_plevel *l0,
+			      const char *what);
+
+static void expect_simd(const struct west_mg *mg, const struct west_grid *g, const char *what)
 {
+	expect_simd_apply(g, &mg->lv[0], what);
 	for (int L = 0; L < mg->nlevels; L++) {
 		const struct west_plevel *l = &mg->lv[L];
 		size_t n = 2 * l->ncol, at;
@@ -1499,6 +1503,31 @@ static void expect_simd(const struct west_mg *mg, const char *what)
 	}
 }
 
+/* The field update u += alpha T grad x, both ways from the same random faces
+ * and x: every face bit for bit. */
+static void expect_simd_apply(const struct west_grid *g, const struct west_plevel *l0,
+			      const char *what)
+{
+	struct west_levels lv;
+	struct west_kgrid kg;
+	char err[WEST_ERRLEN] = "";
+	struct faces a = random_faces(g, 81), b = random_faces(g, 81);
+	float *x = vec(l0);
+	size_t at;
+
+	cr_assert_eq(west_levels_init(&lv, g, err, sizeof err), WEST_OK, "%s", err);
+	west_kgrid_init(&kg, g, &lv);
+	fill(l0, x, 83, 40.0, 0);
+	cr_assert_eq(west_pot_apply_cpu(&kg, l0, 0.7f, 0.75f, x, a.u, a.v, a.w), WEST_OK);
+	cr_assert_eq(west_pot_apply_simd(&kg, l0, 0.7f, 0.75f, x, b.u, b.v, b.w), WEST_OK);
+	cr_assert(same_bits(b.u, a.u, west_grid_nxfaces(g), &at), "%s apply: u[%zu]", what, at);
+	cr_assert(same_bits(b.v, a.v, west_grid_nyfaces(g), &at), "%s apply: v[%zu]", what, at);
+	cr_assert(same_bits(b.w, a.w, west_grid_nzfaces(g), &at), "%s apply: w[%zu]", what, at);
+	free(x);
+	faces_free(&a), faces_free(&b);
+	west_levels_free(&lv);
+}
+
 /* Rows shorter than a vector, of every parity, and long ones; cut cells and
  * the staircase; uniform and stretched levels. */
 Test(simd, same_bits_as_the_references)
@@ -1516,7 +1545,7 @@ Test(simd, same_bits_as_the_references)
 				fix_grid(&g, nx, ny, 40, 9 + a % 2, 15, 60, 90);
 			build(&mg, &g, stair ? 5.0 : 0.7);
 			snprintf(what, sizeof what, "%zu x %zu %s", nx, ny, stair ? "staircase" : "cut");
-			expect_simd(&mg, what);
+			expect_simd(&mg, &g, what);
 			west_mg_free(&mg);
 			west_grid_free(&g);
 		}
@@ -1524,7 +1553,7 @@ Test(simd, same_bits_as_the_references)
 	struct west_mg mg;
 	hill_stretched(&g);
 	build(&mg, &g, 0.7);
-	expect_simd(&mg, "stretched hill");
+	expect_simd(&mg, &g, "stretched hill");
 	west_mg_free(&mg);
 	west_grid_free(&g);
 }
