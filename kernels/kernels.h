@@ -266,13 +266,15 @@ enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *
 enum west_status west_pot_zero_cpu(size_t n, float *x);
 
 /* Vectorized versions of the colour pass, the operator, the restriction,
- * the prolongation and the field update (potential_simd.c), the CPU
- * backend's: the same results bit for bit. */
+ * the prolongation, the field update and the right-hand side
+ * (potential_simd.c), the CPU backend's: the same results bit for bit
+ * (the right-hand side's sum of D^2 too, for the same thread count). */
 __typeof__(west_pot_smooth_cpu) west_pot_smooth_simd;
 __typeof__(west_pot_restrict_cpu) west_pot_restrict_simd;
 __typeof__(west_pot_prolong_cpu) west_pot_prolong_simd;
 __typeof__(west_pot_matvec_cpu) west_pot_matvec_simd;
 __typeof__(west_pot_apply_cpu) west_pot_apply_simd;
+__typeof__(west_pot_rhs_cpu) west_pot_rhs_simd;
 
 /* The largest ny and nz the CUDA launch shapes cover (cuda_launch.cuh). */
 #define WEST_CUDA_MAX_NY (65535 * 4 - 1)

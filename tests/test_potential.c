@@ -30,7 +30,8 @@
  *    because the residual b - A e cancels); prolongation and the coarse
  *    solve bit for bit (one float addition; a fixed sequence of passes).
  *  - simd: the vectorized colour pass, operator, restriction,
- *    prolongation and field update (kernels/potential_simd.c) give the references' bits on every level
+ *    prolongation, field update and right-hand side
+ *    (kernels/potential_simd.c) give the references' bits on every level
  *    of grids whose rows are shorter and longer than a vector, with cut
  *    cells and staircase faces; whole solves with them and with
  *    WEST_CPU_KERNELS=reference give the same field bit for bit.
@@ -1504,7 +1505,8 @@ static void expect_simd(const struct west_mg *mg, const struct west_grid *g, con
 }
 
 /* The field update u += alpha T grad x, both ways from the same random faces
- * and x: every face bit for bit. */
+ * and x: every face bit for bit; then the right-hand side and the norms of
+ * the result, b bit for bit and the norms equal. */
 static void expect_simd_apply(const struct west_grid *g, const struct west_plevel *l0,
 			      const char *what)
 {
@@ -1523,6 +1525,18 @@ static void expect_simd_apply(const struct west_grid *g, const struct west_pleve
 	cr_assert(same_bits(b.u, a.u, west_grid_nxfaces(g), &at), "%s apply: u[%zu]", what, at);
 	cr_assert(same_bits(b.v, a.v, west_grid_nyfaces(g), &at), "%s apply: v[%zu]", what, at);
 	cr_assert(same_bits(b.w, a.w, west_grid_nzfaces(g), &at), "%s apply: w[%zu]", what, at);
+	/* the right-hand side and norms of the updated field */
+	double na[2], nb[2];
+	size_t n = 2 * l0->ncol;
+	float *b0 = dup(l0->b, n), *b_ref;
+	cr_assert_eq(west_pot_rhs_cpu(&kg, l0, a.u, a.v, a.w, na), WEST_OK);
+	b_ref = dup(l0->b, n);
+	memcpy(l0->b, b0, n * sizeof *b0);
+	cr_assert_eq(west_pot_rhs_simd(&kg, l0, a.u, a.v, a.w, nb), WEST_OK);
+	cr_assert(same_bits(l0->b, b_ref, n, &at), "%s rhs: slot %zu", what, at);
+	cr_assert(na[0] == nb[0] && na[1] == nb[1], "%s norms: %.17g %.17g, reference %.17g %.17g",
+		  what, nb[0], nb[1], na[0], na[1]);
+	free(b0), free(b_ref);
 	free(x);
 	faces_free(&a), faces_free(&b);
 	west_levels_free(&lv);
