@@ -331,7 +331,26 @@ VEC static void restrict_row(const struct west_plevel *f, const struct west_plev
 	for (size_t kk = 0; kk < nk; kk++)
 		for (size_t jj = 0; jj < nj; jj++)
 			resid_row(f, j0 + jj, k0 + kk, res + (kk * nj + jj) * f->nx);
-	for (size_t ci = 0; ci < c->nx; ci++) {
+	size_t ci = 0;
+	/* VL coarse cells at a time whose fine cells all exist: lane q sums
+	 * its fine residuals in the same order (the even and odd fine cells of
+	 * each fine row when fx = 2) */
+	for (; (ci + VL) * f->fx <= f->nx; ci += VL) {
+		vf r = vsplat(0.0f);
+		for (size_t kk = 0; kk < nk; kk++)
+			for (size_t jj = 0; jj < nj; jj++) {
+				const float *p = res + (kk * nj + jj) * f->nx + ci * f->fx;
+				if (f->fx == 2) {
+					r += vevens(p);
+					r += vodds(p);
+				} else {
+					r += vload(p);
+				}
+			}
+		for (int q = 0; q < VL; q++)
+			c->b[west_pslot(c, ci + (size_t)q, cj, ck)] = r[q];
+	}
+	for (; ci < c->nx; ci++) {
 		size_t i0 = ci * f->fx, i1 = i0 + f->fx < f->nx ? i0 + f->fx : f->nx;
 		float r = 0.0f;
 		for (size_t kk = 0; kk < nk; kk++)
@@ -441,8 +460,15 @@ VEC static void natural_row(const struct west_plevel *l, const float *x, size_t 
 	size_t row = l->hx * (j + l->ny * k), c0 = (j + k) & 1;
 	const float *even = x + c0 * l->ncol + row, *odd = x + (1 - c0) * l->ncol + row;
 
+	size_t i = 0;
+
 	xr[0] = 0.0f;
-	for (size_t i = 0; i < l->nx; i++)
+	for (; i + 2 * VL <= l->nx; i += 2 * VL) {
+		vf a = vload(even + i / 2), b = vload(odd + i / 2);
+		vstore(xr + 1 + i, __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11));
+		vstore(xr + 1 + i + VL, __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
+	}
+	for (; i < l->nx; i++)
 		xr[1 + i] = (i & 1 ? odd : even)[i >> 1];
 }
 
@@ -546,8 +572,9 @@ enum west_status west_pot_apply_simd(const struct west_kgrid *g,
  * Row (j, k) of the potential solvers' right-hand side and the divergence
  * norms (divmin.c's norms_rhs with level 0): D of VL cells at a time in i
  * order (west_cell_div's arithmetic), then per cell in i order b = vol D
- * on open cells (0 elsewhere) and, on fluid cells, max |D| and the sum of
- * D^2 in double, in the reference's order.
+ * on open cells (0 elsewhere) and, on fluid cells, the sum of D^2 in
+ * double in the reference's order (a land cell adds 0, which changes no
+ * sum); max |D| by vectors (the order of a max does not matter).
  */
 VEC static void rhs_row(const struct west_kgrid *g, const struct west_plevel *l0,
 			const struct west_sor *o, const float *u, const float *v,
@@ -559,22 +586,26 @@ VEC static void rhs_row(const struct west_kgrid *g, const struct west_plevel *l0
 	const float *wr = w + west_kc(nx, ny, 0, j, k);
 	const unsigned char *land = g->land + west_kc(nx, ny, 0, j, k);
 	vf rdx = vsplat(o->rdx), rdy = vsplat(o->rdy), rdz = vsplat(g->rdz[k]);
+	vf vmax = vsplat(0.0f);
 	float vol = l0->vol[k];
 
 	for (; i + VL <= nx; i += VL) {
 		vf d = (vload(ur + i + 1) - vload(ur + i)) * rdx +
 		       (vload(vr + i + nx) - vload(vr + i)) * rdy +
 		       (vload(wr + i + nx * ny) - vload(wr + i)) * rdz;
+		vu lb = lane_codes(load8(land + i)) & 0xffu;
+		vf dz = (vf)((vi)d & (vi)(lb == 0));   /* land: 0, adding nothing */
+		vf ad = (vf)((vi)dz & 0x7fffffff);      /* |D| */
+		vmax = vselect(ad > vmax, ad, vmax);    /* fmax's: a NaN is passed over */
 		for (int q = 0; q < VL; q++) {
 			size_t c = i + (size_t)q, s = (c & 1 ? so : se) + (c >> 1);
+			double dd = dz[q];
 			l0->b[s] = l0->code[s] ? vol * d[q] : 0.0f;
-			if (!land[c]) {
-				double dd = d[q];
-				*mx = fmax(*mx, fabs(dd));
-				*sum += dd * dd;
-			}
+			*sum += dd * dd;
 		}
 	}
+	for (int q = 0; q < VL; q++)   /* a float's max is its double's */
+		*mx = fmax(*mx, (double)vmax[q]);
 	for (; i < nx; i++) {
 		int fluid;
 		double dd = west_pdiv_at(g, l0, o, u, v, w, i, j, k, &fluid);
