@@ -268,7 +268,8 @@ enum west_status west_pot_zero_cpu(size_t n, float *x);
 /* Vectorized versions of the colour pass, the operator, the restriction,
  * the prolongation, the field update and the right-hand side
  * (potential_simd.c), the CPU backend's: the same results bit for bit
- * (the right-hand side's sum of D^2 too, for the same thread count). */
+ * but the right-hand side's sum of D^2, which OpenMP adds up in its own
+ * order as the reference's (to rounding). */
 __typeof__(west_pot_smooth_cpu) west_pot_smooth_simd;
 __typeof__(west_pot_restrict_cpu) west_pot_restrict_simd;
 __typeof__(west_pot_prolong_cpu) west_pot_prolong_simd;
