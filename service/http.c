@@ -371,6 +371,78 @@ static int params_ok(struct west_req *r, const struct west_route_def *rt)
 	return 0;
 }
 
+/* ------------------------------------------------------ request targets */
+
+/*
+ * libmicrohttpd 0.9.75 splits the query into one argument record per
+ * '&'-separated piece (empty ones included), each taken from the
+ * connection's memory pool, while it parses the request line and before
+ * westd sees the request.  When the pool runs out there, the library queues
+ * its own 431 and then overwrites that state with "request line received"
+ * (connection.c, parse_initial_message_line's caller): the connection
+ * neither answers nor reads on, and idles until connection_timeout.  On a
+ * 32 KiB pool that happens from about 300 pieces on a 16 KiB target, 500 on
+ * a short one.  So check_target, which libmicrohttpd calls with the raw
+ * target before it parses the query (MHD_OPTION_URI_LOG_CALLBACK), lets it
+ * parse only a target of at most MAX_TARGET bytes with at most MAX_PIECES
+ * pieces: one of those fits in the initial read buffer (half the pool), so
+ * the other half holds its argument records (MAX_PIECES of 48 bytes, 6 KiB)
+ * and the header records after them with room to spare.  A target over
+ * either limit has its query cut off in place (the target lies in the
+ * connection's read buffer, which libmicrohttpd itself rewrites right
+ * after the callback), so that no record is made, and is answered 414 or
+ * 400 by on_request.  A request line longer than the pool can hold is
+ * answered by libmicrohttpd itself (414 or 431, text/html) or closed,
+ * never reaching westd.  Left open: a raw NUL byte in the target before
+ * its '?' (never valid, and not refused by 0.9.75) hides the query from
+ * check_target, which sees a C string, while the library still parses
+ * it; such a connection can still stall until connection_timeout, as a
+ * client that sends half a request does.  libmicrohttpd 1.0 refuses a
+ * NUL in the request line and answers a query that overruns its pool.
+ */
+#define POOL_BYTES 32768   /* MHD_OPTION_CONNECTION_MEMORY_LIMIT */
+#define MAX_TARGET 8192    /* the longest request target taken, bytes as sent */
+#define MAX_PIECES 128     /* the most '&'-separated query pieces taken */
+
+/* What check_target found wrong: the context on_request first sees. */
+static char target_too_long, target_too_many_pieces;
+
+static void *check_target(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	char *q = uri ? (char *)strchr(uri, '?') : NULL;
+	void *bad = NULL;
+	size_t pieces = 1;
+	(void)cls, (void)c;
+
+	if (uri && strlen(uri) > MAX_TARGET)
+		bad = &target_too_long;
+	for (const char *p = q; p && *p && !bad; p++)
+		if (*p == '&' && ++pieces > MAX_PIECES)
+			bad = &target_too_many_pieces;
+	if (bad && q)
+		q[1] = '\0';   /* libmicrohttpd parses an empty query */
+	return bad;
+}
+
+/* 1 when ctx is check_target's mark of a refused target. */
+static int target_refused(const void *ctx)
+{
+	return ctx == &target_too_long || ctx == &target_too_many_pieces;
+}
+
+static void refuse_target(struct west_req *r, const void *why)
+{
+	if (why == &target_too_long)
+		west_reply_problem(r, 414, "uri-too-long", "URI Too Long",
+				   "the request target (path and query, as sent) is longer "
+				   "than %d bytes", MAX_TARGET);
+	else
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request",
+				   "the query has more than %d '&'-separated pieces (empty "
+				   "ones count); a route takes at most %d parameters",
+				   MAX_PIECES, MAX_ARGS);
+}
+
 /* ------------------------------------------------------------- dispatch */
 
 /* 1 when route path p takes url, *arg set to its "{name}" segment's
@@ -481,10 +553,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct west_req *r = *ctx;
 	(void)version;
 
-	if (!r) {
+	if (!r || target_refused(r)) {
+		const void *refused = r;
 		const char *cl;
 		if (!(*ctx = r = begin(h, c, url, method)))
 			return MHD_NO;
+		if (refused) {
+			refuse_target(r, refused);   /* before anything reads the query */
+			return MHD_YES;
+		}
 		cl = west_req_header(r, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl && strtoull(cl, NULL, 10) > (unsigned long long)r->live.max_body_bytes) {
 			r->too_large = 1;
@@ -510,8 +587,10 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **ctx,
 	struct west_req *r = *ctx;
 	(void)c;
 
-	if (!r)
+	if (!r || target_refused(r)) {   /* closed before on_request saw it */
+		*ctx = NULL;
 		return;
+	}
 	if (r->status)
 		west_metrics_http(&h->d->metrics, r->route, r->status, westd_mono() - r->t0);
 	else if (why == MHD_REQUEST_TERMINATED_TIMEOUT_REACHED)
@@ -621,6 +700,8 @@ enum west_status west_http_start(struct west_http *h, struct westd *d,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 		MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u,
 		MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)POOL_BYTES,
+		MHD_OPTION_URI_LOG_CALLBACK, check_target, NULL,
 		MHD_OPTION_END);
 	if (!h->mhd)
 		return west_fail(err, errlen, WEST_ERR_IO,

@@ -5,6 +5,9 @@
  * checks, JSON and problem+json (RFC 9457) answers, ETag / If-None-Match,
  * and one metrics sample per request.
  *
+ * Request targets: one longer than 8192 bytes gets 414, a query of more
+ * than 128 '&'-separated pieces 400, both before libmicrohttpd parses the
+ * query (http.c, "request targets", says why).
  * A request's life: libmicrohttpd calls the access handler once with the
  * headers (a request context is made; a Content-Length over max_body_bytes
  * gets 413 at once, without reading the body), then once per body chunk

@@ -9,7 +9,9 @@
  * stored south-first (file row r goes to j = nrows - 1 - r).  Blank lines
  * are skipped anywhere; anything else after the last row is an error.
  * Rows and values in messages count from 1 in file order, as an editor
- * shows them.  A *.prj beside the grid is kept as the CRS WKT; when it is
+ * shows them.  The grid's edges (corner, corner + ncols cellsize, and the
+ * same north) must be finite doubles, as the GDAL reader requires of a
+ * geotransform.  A *.prj beside the grid is kept as the CRS WKT; when it is
  * a WKT1 Transverse_Mercator projection whose five parameters are in range
  * (west_tm_params_ok), they fill has_tm.
  * The .prj is read right after the header, before anything of the grid's
@@ -285,10 +287,26 @@ static enum west_status header_cell(const struct asc_reader *r, const struct asc
 	return WEST_OK;
 }
 
+/* Refuse an axis whose outer edges, corner and corner + n d, are not both
+ * finite: a corner (key kc: xllcorner, ...) and a cell size (key kd:
+ * cellsize, dx, dy) each finite can still put the far edge past the
+ * largest double (xllcorner 1e308), or a centre key's corner before it. */
+static enum west_status finite_axis(const struct asc_reader *r, const struct asc_header *h,
+				    int kc, int kd, int kn, double corner, double d, size_t n,
+				    char *err, size_t errlen)
+{
+	if (isfinite(corner) && isfinite(corner + (double)n * d))
+		return WEST_OK;
+	return west_fail(err, errlen, WEST_ERR_INVALID,
+			 "%s:%zu: %s %g, %s %g and %s %zu put an edge of the grid beyond "
+			 "any finite coordinate", r->path, h->line[kc], key_names[kc],
+			 h->v[kc], key_names[kd], d, key_names[kn], n);
+}
+
 static enum west_status header_geometry(struct asc_reader *r, const struct asc_header *h,
 					struct west_dem *dem, char *err, size_t errlen)
 {
-	int kx, ky;
+	int kx, ky, kdx, kdy;
 
 	if (!h->line[K_NCOLS] || !h->line[K_NROWS])
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: header has no %s",
@@ -302,6 +320,11 @@ static enum west_status header_geometry(struct asc_reader *r, const struct asc_h
 	dem->ny = h->nrows;
 	dem->x0 = h->v[kx] - (kx == K_XLLCENTER ? 0.5 * dem->dx : 0.0);
 	dem->y0 = h->v[ky] - (ky == K_YLLCENTER ? 0.5 * dem->dy : 0.0);
+	kdx = h->line[K_DX] ? K_DX : K_CELLSIZE;
+	kdy = h->line[K_DY] ? K_DY : K_CELLSIZE;
+	if (finite_axis(r, h, kx, kdx, K_NCOLS, dem->x0, dem->dx, dem->nx, err, errlen) ||
+	    finite_axis(r, h, ky, kdy, K_NROWS, dem->y0, dem->dy, dem->ny, err, errlen))
+		return WEST_ERR_INVALID;
 	r->has_nodata = h->line[K_NODATA] != 0;
 	r->nodata = h->v[K_NODATA];
 	return WEST_OK;

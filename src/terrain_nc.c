@@ -5,7 +5,8 @@
  * Axes: the 1D variables with standard_name projection_x_coordinate /
  * projection_y_coordinate, else the variables named x and y (lon/lat are
  * found too, only to be refused with a hint).  Their values are cell
- * centres in metres, evenly spaced to 1e-6 of the spacing; x increases, y
+ * centres in metres, evenly spaced to 1e-6 of the spacing, the cells'
+ * outer edges finite doubles; x increases, y
  * may run either way (GDAL writes south to north; north-first files are
  * flipped so that j = 0 is the south row).  The elevation variable is on
  * (y, x) exactly.  Raw values equal to _FillValue (or the type's default
@@ -277,6 +278,21 @@ static enum west_status read_axis(const struct nc_raster *r, int varid, const ch
 	return s;
 }
 
+/* Refuse an axis whose cells' outer edges, half a step before its first
+ * centre and half a step after its last, are not finite: centres that are
+ * each finite can still be a step or an edge past the largest double. */
+static enum west_status finite_axis(const struct nc_raster *r, const char *name,
+				    double first, double last, double step, double edge,
+				    size_t n, char *err, size_t errlen)
+{
+	if (isfinite(step) && isfinite(edge) && isfinite(edge + (double)n * fabs(step)))
+		return WEST_OK;
+	return west_fail(err, errlen, WEST_ERR_INVALID,
+			 "%s: variable '%s' runs from %g to %g, %zu values %g apart: an edge "
+			 "of the grid lies beyond any finite coordinate", r->path, name, first,
+			 last, n, step);
+}
+
 /* Geometry from the axes; *flip when y runs north to south. */
 static enum west_status read_geometry(const struct nc_raster *r, struct west_dem *dem,
 				      int *flip, char *err, size_t errlen)
@@ -303,7 +319,10 @@ static enum west_status read_geometry(const struct nc_raster *r, struct west_dem
 	dem->x0 = x0 - 0.5 * dem->dx;
 	dem->y0 = fmin(y0, y1) - 0.5 * dem->dy;
 	*flip = sy < 0.0;
-	return WEST_OK;
+	s = finite_axis(r, r->xname, x0, x1, sx, dem->x0, dem->nx, err, errlen);
+	if (s == WEST_OK)
+		s = finite_axis(r, r->yname, y0, y1, sy, dem->y0, dem->ny, err, errlen);
+	return s;
 }
 
 /* A numeric variable on (y, x) exactly, not a geographic coordinate. */

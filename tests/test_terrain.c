@@ -329,6 +329,35 @@ Test(asc_bad, zero_cellsize)
 		    "cellsize '0' must be positive");
 }
 
+/* Each key finite, the grid's far edge (x0 + ncols cellsize) not: refused
+ * naming the key, as the GDAL reader refuses such a geotransform (found
+ * by tests/fuzz/fuzz_dem_asc). */
+Test(asc_bad, extent_beyond_finite_coordinates)
+{
+	struct west_dem d;
+	const char *p = write_file("b.asc", "ncols 3\nnrows 1\nxllcorner 1e308\nyllcorner 0\n"
+				   "cellsize 1e308\n1 2 3\n");
+
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, ":3:",
+		    "xllcorner 1e+308, cellsize 1e+308 and ncols 3 put an edge of the grid "
+		    "beyond any finite coordinate");
+	p = write_file("b.asc", "ncols 1\nnrows 2\nxllcorner 0\nyllcorner 1e300\n"
+		       "dx 10\ndy 1e308\n1\n2\n");
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, ":4:",
+		    "yllcorner 1e+300, dy 1e+308 and nrows 2");
+	/* a centre half a cell inside the largest double: the corner is not */
+	p = write_file("b.asc", "ncols 1\nnrows 1\nxllcenter -1.7e308\nyllcorner 0\n"
+		       "cellsize 1e308\n1\n");
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, ":3:",
+		    "xllcenter -1.7e+308, cellsize 1e+308 and ncols 1");
+	/* large and finite is a grid */
+	p = write_file("b.asc", "ncols 2\nnrows 1\nxllcorner 1e300\nyllcorner -1e300\n"
+		       "cellsize 1e299\n1 2\n");
+	expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+	cr_expect(isfinite(d.x0 + (double)d.nx * d.dx), "far edge %g", d.x0 + 2 * d.dx);
+	west_dem_free(&d);
+}
+
 Test(asc_bad, missing_header_key)
 {
 	struct west_dem d;
@@ -931,6 +960,25 @@ Test(nc_bad, uneven_coordinates)
 
 	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, "'x'",
 		    "is not evenly spaced");
+}
+
+/* Finite, evenly spaced centres whose cells' far edge, half a step past
+ * the last centre, is not finite (as the ESRI reader's
+ * asc_bad/extent_beyond_finite_coordinates); nor a step that is not. */
+Test(nc_bad, extent_beyond_finite_coordinates)
+{
+	static const double edge[2] = { 1.2e308, 1.7e308 }, step[3] = { -1.7e308, 0, 1.7e308 };
+	struct ncspec s = { .nx = 2, .ny = 2, .xs = edge };
+	const char *p = make_nc("b.nc", &s);
+	struct west_dem d;
+
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, "'x'",
+		    "runs from 1.2e+308 to 1.7e+308, 2 values 5e+307 apart: an edge of the "
+		    "grid lies beyond any finite coordinate");
+	s.nx = 3, s.xs = step;
+	p = make_nc("b.nc", &s);
+	expect_fail(load(p, WEST_NODATA_REFUSE, 0, &d), WEST_ERR_INVALID, &d, p, "'x'",
+		    "3 values inf apart");
 }
 
 Test(nc_bad, degrees)

@@ -14,6 +14,9 @@
  */
 #include "westd_fixture.h"
 
+#include <ctype.h>
+#include <poll.h>
+
 #include "api.h"       /* westd_routes: the route table the daemon serves */
 #include "geotiff.h"   /* WEST_GEOTIFF_NODATA */
 #include "openapi.h"
@@ -1371,6 +1374,155 @@ Test(westd, problem_details_quote_non_utf8_as_question_marks)
 	fix_problem(&r, 400, "bad-parameter", "4567?" "?' is not a finite number");
 	fix_get(&w, "/?f=%C3%A9t%C3", &r);
 	fix_problem(&r, 400, "bad-parameter", "f: '\xc3\xa9t?' is not json or html");
+}
+
+/* GET target over a socket of its own, sent as it is (no client rewrites
+ * it), into r as fix_http fills it (status 0: closed with no answer);
+ * asserts that an answer or a close came within secs. */
+static void raw_get(const char *target, double secs, struct http_resp *r)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)w.port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	size_t n = 0, cap = 65536, len = strlen(target) + 128;
+	char *req = malloc(len), *buf = malloc(cap);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), open = 1;
+	double t0 = fix_now();
+
+	cr_assert(req && buf && fd >= 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "%s", strerror(errno));
+	len = (size_t)snprintf(req, len, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+			       "Connection: close\r\n\r\n", target);
+	for (size_t off = 0; off < len;) {
+		ssize_t k = send(fd, req + off, len - off, MSG_NOSIGNAL);
+		if (k <= 0)
+			break;   /* refused before the whole request was read */
+		off += (size_t)k;
+	}
+	while (open) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int left = (int)((secs - (fix_now() - t0)) * 1000);
+		cr_assert(left > 0 && poll(&p, 1, left) == 1, "no answer within %.0f s to "
+			  "GET %.80s... (%zu bytes)", secs, target, strlen(target));
+		if (n + 1 >= cap)
+			cr_assert_not_null(buf = realloc(buf, cap *= 2));
+		ssize_t k = recv(fd, buf + n, cap - n - 1, 0);
+		open = k > 0;
+		n += k > 0 ? (size_t)k : 0;
+	}
+	close(fd);
+	free(req);
+	buf[n] = '\0';
+	memset(r, 0, sizeof *r);
+	if (sscanf(buf, "HTTP/1.%*d %ld", &r->status) != 1)
+		r->status = 0;
+	char *body = strstr(buf, "\r\n\r\n");
+	for (char *l = buf; body && l < body; l = strstr(l, "\r\n") + 2)
+		fix_header_value(l, (size_t)(strstr(l, "\r\n") - l), "Content-Type", r->ctype,
+				 sizeof r->ctype);
+	if (body) {
+		r->len = n - (size_t)(body + 4 - buf);
+		r->body = strdup(body + 4);
+	}
+	free(buf);
+}
+
+/* The query of tests/fuzz/corpus/http/FILE as fuzz_http sends it: its
+ * bytes from the third to the first newline, those a request target may
+ * not hold raw percent-encoded. */
+static char *fuzz_query(const char *file)
+{
+	size_t len, n = 0;
+	char path[512], *in, *q;
+
+	snprintf(path, sizeof path, "%s/tests/fuzz/corpus/http/%s", WEST_SRCDIR, file);
+	in = fix_slurp(path, &len);
+	cr_assert_not_null(q = malloc(3 * len + 1));
+	for (size_t i = 2; i < len && in[i] != '\n'; i++) {
+		unsigned char c = (unsigned char)in[i];
+		if (isalnum(c) || (c && strchr("-._~!$&'()*+,;=:@/?%", c)))
+			q[n++] = (char)c;
+		else
+			n += (size_t)sprintf(q + n, "%%%02X", c);
+	}
+	q[n] = '\0';
+	free(in);
+	return q;
+}
+
+/* A target of len bytes: head, then x repeated, then tail. */
+static char *target_of(const char *head, char x, const char *tail, size_t len)
+{
+	size_t h = strlen(head), t = strlen(tail);
+	char *s = malloc(len + 1);
+
+	cr_assert(s && len >= h + t);
+	memcpy(s, head, h);
+	memset(s + h, x, len - h - t);
+	memcpy(s + len - t, tail, t + 1);
+	return s;
+}
+
+/* libmicrohttpd 0.9.75 stalls on a query whose per-piece argument records
+ * overrun its connection's memory pool: no answer, no more reading, until
+ * connection_timeout (30 s here).  westd refuses a target of more than
+ * 8192 bytes (414) or a query of more than 128 '&'-separated pieces (400)
+ * before the library parses it (service/http.c, "request targets"), and
+ * answers every such request at once; a request line longer than the
+ * library's pool gets its own 414.  Found by tests/fuzz/fuzz_http
+ * (tests/fuzz/corpus/http/many_pieces_stall: 548 pieces, a stray '%'). */
+Test(westd, long_queries_are_answered_at_once)
+{
+	char *q = fuzz_query("many_pieces_stall"), *t;
+	char buf[1024];
+	struct http_resp r;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	snprintf(buf, sizeof buf, "/collections/wind/position?%s", q);
+	raw_get(buf, 5, &r);
+	fix_problem(&r, 400, "bad-parameter", "more than 128 '&'-separated pieces");
+	free(q);
+
+	/* 128 pieces are taken, 129 are not */
+	t = target_of(POINT_Q, '&', "", strlen(POINT_Q) + 125);
+	raw_get(t, 5, &r);
+	cr_expect_eq(r.status, 200, "128 pieces: %ld %s", r.status, r.body);
+	fix_resp_free(&r);
+	strcat(t, "&");
+	raw_get(t, 5, &r);
+	fix_problem(&r, 400, "bad-parameter", "more than 128 '&'-separated pieces");
+	free(t);
+	/* and a short query of thousands (which the library took to the end
+	 * of its pool, then stalled) */
+	t = target_of("/v1/status?", '&', "", 5000);
+	raw_get(t, 5, &r);
+	fix_problem(&r, 400, "bad-parameter", "pieces");
+	free(t);
+
+	/* 8192 bytes are taken (x with leading zeros), 8193 are not */
+	t = target_of("/v1/field/point?x=", '0', PX "&y=" PY "&z=10", 8192);
+	raw_get(t, 5, &r);
+	cr_expect_eq(r.status, 200, "8192 bytes: %ld %s", r.status, r.body);
+	fix_resp_free(&r);
+	free(t);
+	t = target_of("/v1/field/point?x=", '0', PX "&y=" PY "&z=10", 8193);
+	raw_get(t, 5, &r);
+	fix_problem(&r, 414, "uri-too-long", "longer than 8192 bytes");
+	free(t);
+	t = target_of("/collections/wind/position?", '&', "", 20000);
+	raw_get(t, 5, &r);
+	fix_problem(&r, 414, "uri-too-long", "longer than 8192 bytes");
+	free(t);
+	/* past the library's pool (32 KiB): its own 414, text/html */
+	t = target_of("/v1/status?", '&', "", 40000);
+	raw_get(t, 5, &r);
+	cr_expect_eq(r.status, 414, "40000 bytes: %ld", r.status);
+	fix_resp_free(&r);
+	free(t);
+
+	fix_get(&w, "/livez", &r);
+	cr_expect_eq(r.status, 200);
+	fix_resp_free(&r);
 }
 
 /* The u of a CoverageJSON answer's value i. */

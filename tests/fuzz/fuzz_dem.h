@@ -1,7 +1,8 @@
 /*
- * fuzz_dem.h: the checks the DEM targets (fuzz_dem_asc.c, fuzz_dem_nc.c)
- * share: the load options, and terrain.h's load rules on a DEM that was
- * accepted.
+ * fuzz_dem.h: the checks the DEM targets (fuzz_dem_asc.c, fuzz_dem_nc.c,
+ * fuzz_dem_gdal.c) share: the load options, and terrain.h's load rules on
+ * a DEM that was accepted (its grid's edges among them: the corner and
+ * the far corner, x0 + nx dx and y0 + ny dy, finite).
  */
 #ifndef WEST_FUZZ_DEM_H
 #define WEST_FUZZ_DEM_H
@@ -40,6 +41,9 @@ static inline void fuzz_dem_check(enum west_status s, const struct west_dem *dem
 	FUZZ_ASSERT(isfinite(dem->dx) && dem->dx > 0.0 && isfinite(dem->dy) && dem->dy > 0.0,
 		    "cell %g x %g", dem->dx, dem->dy);
 	FUZZ_ASSERT(isfinite(dem->x0) && isfinite(dem->y0), "corner %g, %g", dem->x0, dem->y0);
+	FUZZ_ASSERT(isfinite(dem->x0 + (double)dem->nx * dem->dx) &&
+		    isfinite(dem->y0 + (double)dem->ny * dem->dy), "far corner %g, %g",
+		    dem->x0 + (double)dem->nx * dem->dx, dem->y0 + (double)dem->ny * dem->dy);
 	for (size_t k = 0; k < dem->nx * dem->ny; k++)
 		FUZZ_ASSERT(dem->z[k] >= -12000.0f && dem->z[k] <= 10000.0f,
 			    "cell %zu: %g m", k, (double)dem->z[k]);

@@ -10,6 +10,11 @@
  *   bits 2-3  max_stations 0 (no limit), 1, 3 or 100.
  * The grids are built once (96 x 80 columns of 100 m from (500000,
  * 4650000), the extent of data/default.asc, so data/obs/ sets fit).
+ * Records without a time of their own (a CSV row with an empty date_time)
+ * take the time of receipt, west_obs_opts.received: here always
+ * 2026-11-22T12:00:00Z, the sample sets' time, never the clock, so that an
+ * input gives the same set (times, and the stability the sun gives on the
+ * grid with a CRS) on every run, as in fuzz_obs_list.c.
  *
  * An accepted set is checked against obs.c's invariants (FUZZ_ASSERT);
  * a refused one must come back empty with a message.  A reader of another
@@ -78,22 +83,28 @@ static inline void fuzz_obs_check(const struct west_obs_set *set, const struct w
 	}
 	FUZZ_ASSERT(set->valid_time == latest, "valid_time %lld, latest %lld",
 		    set->valid_time, latest);
+	FUZZ_ASSERT(set->times.received == o->received, "received %lld, given %lld",
+		    set->times.received, o->received);
 }
 
 static inline int fuzz_obs_one(fuzz_obs_parse_fn parse, const uint8_t *data, size_t size)
 {
 	static const size_t max_stations[4] = { 0, 1, 3, 100 };
+	static long long t_noon;
 	struct west_obs_opts o;
 	struct west_obs_set set;
 	char err[WEST_ERRLEN] = "";
 	enum west_status s;
 
 	fuzz_init();
+	if (!t_noon && !west_obs_time_parse("2026-11-22T12:00:00Z", &t_noon))
+		abort();
 	if (size < 1)
 		return 0;
 	o = (struct west_obs_opts){ .grid = fuzz_obs_grid(data[0] & 1),
 				    .allow_outside = (data[0] >> 1) & 1,
-				    .max_stations = max_stations[(data[0] >> 2) & 3] };
+				    .max_stations = max_stations[(data[0] >> 2) & 3],
+				    .received = t_noon };
 	s = parse((const char *)data + 1, size - 1, &o, &set, err, sizeof err);
 	if (s == WEST_OK) {
 		fuzz_obs_check(&set, &o);
