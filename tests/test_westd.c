@@ -1462,6 +1462,37 @@ static char *target_of(const char *head, char x, const char *tail, size_t len)
 	return s;
 }
 
+/* A second westd on the address of a running one does not start: it exits
+ * at once naming the address, and the first keeps every connection
+ * (libmicrohttpd's default SO_REUSEADDR, never SO_REUSEPORT, which would
+ * let both listen and share the connections). */
+Test(westd, a_second_daemon_on_the_same_address_is_refused)
+{
+	char cmd[4096], log[600], want[128];
+	int rc;
+
+	fix_start(&w, NULL);
+	snprintf(log, sizeof log, "%s/second.log", w.dir);
+	snprintf(cmd, sizeof cmd, "timeout 60 %s --foreground --set terrain=%s "
+		 "--set listen=127.0.0.1:%d --set state_dir=%s/state2 --set snapshot_dir=%s/snap2 "
+		 "--set spool_dir=%s/spool2 --set backend=cpu > %s 2>&1", WESTD_BIN, FIX_TERRAIN,
+		 w.port, w.dir, w.dir, w.dir, log);
+	rc = system(cmd);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) != 0 && WEXITSTATUS(rc) != 124,
+		  "the second westd: status %d", rc);
+	size_t len;
+	char *text = fix_slurp(log, &len);
+	snprintf(want, sizeof want, "cannot serve HTTP on 127.0.0.1:%d", w.port);
+	cr_assert(text && strstr(text, want), "second westd's log: %s", text ? text : "(none)");
+	free(text);
+	for (int i = 0; i < 8; i++) {   /* every connection still reaches the first */
+		struct http_resp r;
+		fix_get(&w, "/livez", &r);
+		cr_assert_eq(r.status, 200);
+		fix_resp_free(&r);
+	}
+}
+
 /* libmicrohttpd 0.9.75 stalls on a query whose per-piece argument records
  * overrun its connection's memory pool: no answer, no more reading, until
  * connection_timeout (30 s here).  westd refuses a target of more than
