@@ -41,6 +41,8 @@ static const struct {
 	{ "404", "Not Found: no such snapshot, version not held, or no data at datetime" },
 	{ "413", "Content Too Large: the body over max_body_bytes, or the answer over "
 		 "max_response_cells values" },
+	{ "414", "URI Too Long: a query over 8192 bytes (a query of more than 128 "
+		 "'&'-separated pieces is a 400)" },
 	{ "415", "Unsupported Media Type: neither application/json nor text/csv" },
 	{ "422", "Unprocessable Content: the point is not in the air, or the set is out of "
 		 "date" },
@@ -102,6 +104,7 @@ static json_t *responses_json(const char *codes, const char *types, int open)
 		p += n + (p[n] == ' ');
 	}
 	json_object_set_new(rs, "400", problem_response("400"));
+	json_object_set_new(rs, "414", problem_response("414"));
 	if (!open)
 		json_object_set_new(rs, "401", problem_response("401"));
 	return rs;
