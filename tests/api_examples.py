@@ -21,11 +21,19 @@ server:
   - a documented string with "..." in it, which stands for any text
     there (a long WKT written "PROJCS[...]").
 - Text: equal, line by line, with the same "..." rule.
+
+An example that posts a set and is answered with the field version it will
+make (`field_version`) is followed by a wait until that version is
+published and its snapshot written, so that the examples after it see both
+however fast the solve is (without the wait, whether they saw the field
+before or after it was a race).
 """
 import json
 import re
 import subprocess
 import sys
+import time
+import urllib.request
 
 # Members whose values depend on the run, not on the documented inputs.
 VOLATILE = {
@@ -102,6 +110,38 @@ def check(kind, documented, out):
     return value_diff(json.loads(documented), got)
 
 
+def get_json(addr, path):
+    try:
+        with urllib.request.urlopen(f"http://{addr}{path}", timeout=10) as r:
+            return json.load(r)
+    except (OSError, ValueError):
+        return {}
+
+
+def wait_for_version(addr, version, timeout=120.0):
+    """Poll until GET /v1/field's version is at least `version` and, with
+    snapshots enabled, GET /v1/snapshots lists it."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        snaps = get_json(addr, "/v1/snapshots")
+        if get_json(addr, "/v1/field").get("version", 0) >= version and (
+                not snaps.get("enabled") or
+                any(s.get("version", 0) >= version for s in snaps.get("snapshots", []))):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def promised_version(out):
+    """The field_version a POST's answer promises, or None."""
+    try:
+        answer = json.loads(out)
+    except ValueError:
+        return None
+    v = answer.get("field_version") if isinstance(answer, dict) else None
+    return v if isinstance(v, int) else None
+
+
 def main():
     update = "--update" in sys.argv
     doc_path, addr, srcdir = [a for a in sys.argv[1:] if a != "--update"][:3]
@@ -119,6 +159,9 @@ def main():
             out = subprocess.run(cmd, shell=True, cwd=srcdir, capture_output=True,
                                  text=True, timeout=60).stdout
             why = check(kind, documented, out)
+            version = promised_version(out)
+            if version is not None and not wait_for_version(addr, version):
+                why = why or f"field version {version} not published within 120 s"
         except subprocess.TimeoutExpired:
             why = "timed out"
         name = cmd.splitlines()[0][:100]
