@@ -75,6 +75,11 @@ enum west_status west_snapshot_write(const char *path, const struct west_grid *g
 				     const struct west_obs_set *obs,
 				     char *err, size_t errlen);
 
+/* The writers keep lat and lon of the last transverse Mercator grid
+ * written (snapshot.c says why); this frees them, and the next snapshot
+ * computes them again.  Any thread. */
+void west_snapshot_forget(void);
+
 /* What a snapshot holds, read back whole. */
 struct west_snapshot {
 	size_t nx, ny, nz;

@@ -1,7 +1,8 @@
 /*
  * test_snapshot.c: NetCDF snapshots (snapshot.h): a full round trip
  * (cell-centre means, fill in land, coordinates, CRS, stations, every
- * report field), the CF and storage attributes as ncdump shows them, the
+ * report field), the CF and storage attributes as ncdump shows them, lat
+ * and lon kept between writes of one grid, the winds at cell centres, the
  * atomic write (a write cut short by RLIMIT_FSIZE leaves the old file and
  * no temp; a missing directory leaves nothing), and the reader's refusals.
  *
@@ -344,6 +345,60 @@ Test(snapshot, cf_and_storage_attributes)
 	free(h);
 }
 
+/* west_field_centres is west_field_centre bit for bit, fill in land. */
+Test(snapshot, centres_of_a_whole_component_match_the_cell_function)
+{
+	float *out, c[3];
+	size_t n;
+
+	make_field("hill.nc", 1);
+	out = malloc(west_grid_ncells(&g) * sizeof *out);
+	cr_assert_not_null(out);
+	for (int comp = 0; comp < 3; comp++) {
+		west_field_centres(&f, &g, comp, -1.5f, out);
+		n = 0;
+		for (size_t k = 0; k < g.nz; k++)
+			for (size_t j = 0; j < g.ny; j++)
+				for (size_t i = 0; i < g.nx; i++, n++) {
+					float want = west_field_centre(&f, &g, i, j, k, c) ? c[comp] : -1.5f;
+					cr_assert_eq(memcmp(&out[n], &want, sizeof want), 0,
+						     "component %d at %zu,%zu,%zu: %.9g, not %.9g", comp,
+						     i, j, k, out[n], want);
+				}
+	}
+	free(out);
+}
+
+/* lat and lon in the file at path: each column (every 7th row, 5th
+ * column) exactly proj.c's inverse of its centre on grid gr; lat[0],
+ * lon[0] returned. */
+static void check_lonlat(const struct west_grid *gr, double *lat0, double *lon0)
+{
+	int ncid, vlat, vlon;
+	size_t n = gr->nx * gr->ny;
+	double *lat = malloc(2 * n * sizeof *lat), *lon = lat + n;
+
+	cr_assert_not_null(lat);
+	cr_assert_eq(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
+	cr_assert_eq(nc_inq_varid(ncid, "lat", &vlat), NC_NOERR);
+	cr_assert_eq(nc_inq_varid(ncid, "lon", &vlon), NC_NOERR);
+	cr_assert_eq(nc_get_var_double(ncid, vlat, lat), NC_NOERR);
+	cr_assert_eq(nc_get_var_double(ncid, vlon, lon), NC_NOERR);
+	nc_close(ncid);
+	for (size_t j = 0; j < gr->ny; j += 7)
+		for (size_t i = 0; i < gr->nx; i += 5) {
+			double wlon, wlat;
+			cr_assert_eq(west_tm_inverse(&gr->crs, gr->x0 + (i + 0.5) * gr->dx,
+						     gr->y0 + (j + 0.5) * gr->dy, &wlon, &wlat,
+						     err, sizeof err), WEST_OK, "%s", err);
+			cr_assert_eq(lat[j * gr->nx + i], wlat, "lat (%zu, %zu)", i, j);
+			cr_assert_eq(lon[j * gr->nx + i], wlon, "lon (%zu, %zu)", i, j);
+		}
+	cr_expect_gt(lat[(gr->ny - 1) * gr->nx], lat[0], "north is up");
+	*lat0 = lat[0], *lon0 = lon[0];
+	free(lat);
+}
+
 /*
  * lat and lon of the column centres (hill.nc: UTM zone 33N, 50 m columns
  * from (500000, 4650000)): row-major (y, x), each the inverse transverse
@@ -353,33 +408,46 @@ Test(snapshot, cf_and_storage_attributes)
  */
 Test(snapshot, lat_lon_auxiliary_coordinates)
 {
-	int ncid, vlat, vlon;
+	double lat0, lon0;
 
 	make_field("hill.nc", 1);
 	cr_assert(g.crs.has_tm);
 	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
-	cr_assert_eq(nc_inq_varid(ncid, "lat", &vlat), NC_NOERR);
-	cr_assert_eq(nc_inq_varid(ncid, "lon", &vlon), NC_NOERR);
-	size_t n = g.nx * g.ny;
-	double *lat = malloc(2 * n * sizeof *lat), *lon = lat + n;
-	cr_assert_not_null(lat);
-	cr_assert_eq(nc_get_var_double(ncid, vlat, lat), NC_NOERR);
-	cr_assert_eq(nc_get_var_double(ncid, vlon, lon), NC_NOERR);
-	nc_close(ncid);
-	for (size_t j = 0; j < g.ny; j += 7)
-		for (size_t i = 0; i < g.nx; i += 5) {
-			double wlon, wlat;
-			cr_assert_eq(west_tm_inverse(&g.crs, g.x0 + (i + 0.5) * g.dx,
-						     g.y0 + (j + 0.5) * g.dy, &wlon, &wlat,
-						     err, sizeof err), WEST_OK, "%s", err);
-			cr_assert_eq(lat[j * g.nx + i], wlat, "lat (%zu, %zu)", i, j);
-			cr_assert_eq(lon[j * g.nx + i], wlon, "lon (%zu, %zu)", i, j);
-		}
-	cr_expect(lon[0] > 15.0 && lon[0] < 15.001, "lon %g", lon[0]);
-	cr_expect(lat[0] > 41.99 && lat[0] < 42.01, "lat %g", lat[0]);
-	cr_expect_gt(lat[(g.ny - 1) * g.nx], lat[0], "north is up");
-	free(lat);
+	check_lonlat(&g, &lat0, &lon0);
+	cr_expect(lon0 > 15.0 && lon0 < 15.001, "lon %g", lon0);
+	cr_expect(lat0 > 41.99 && lat0 < 42.01, "lat %g", lat0);
+}
+
+/*
+ * lat and lon are kept from one snapshot to the next (snapshot.c): the
+ * same grid again gives the same values, and a grid that differs in
+ * anything they depend on (the origin, the cell size, the central
+ * meridian) gets its own, also after west_snapshot_forget.
+ */
+Test(snapshot, kept_lat_lon_follow_the_grid)
+{
+	double lat0, lon0, lat1, lon1;
+
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat0, &lon0);
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	cr_assert(lat1 == lat0 && lon1 == lon0);
+	g.y0 += 1000.0;
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	cr_assert_gt(lat1, lat0 + 0.005, "moved 1 km north: %.6f, %.6f", lat1, lat0);
+	g.dx *= 2.0;
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	g.crs.lon0 = 9.0;
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	cr_assert_lt(lon1, lon0 - 5.9, "the central meridian moved 6 degrees west");
+	west_snapshot_forget();
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
 }
 
 /* No CRS (hill.asc has no .prj) and no stations: no crs, no station dim. */
