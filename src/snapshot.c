@@ -31,7 +31,8 @@
  * chunks (1, nz, min(ny,16), min(nx,16)), land_mask (nz, min(ny,16),
  * min(nx,16)): whole columns, so a profile is one chunk read.  The station
  * dimension and variables exist only when the set has stations (a fixed
- * NetCDF dimension cannot be 0 long).
+ * NetCDF dimension cannot be 0 long).  west_snapshot_write_opts changes
+ * the storage of the winds, lat and lon (snapshot.h), for snapshot-bench.
  *
  * lat and lon of the last transverse Mercator grid are kept (one copy per
  * process, under a mutex) and reused while the grid is the same: at R64
@@ -184,8 +185,17 @@ static void step_att_name(int step, char *buf, size_t size)
 
 /* =========================================================== writer */
 
+const struct west_snapshot_opts west_snapshot_opts_v1 = {
+	.deflate = 1, .shuffle = 1, .layout = WEST_SNAPSHOT_COLUMNS, .chunk_xy = 16,
+};
+const struct west_snapshot_opts west_snapshot_opts_default = {
+	.deflate = 1, .shuffle = 1, .layout = WEST_SNAPSHOT_COLUMNS, .chunk_xy = 16,
+};
+
 struct snap_writer {
 	const char *path;             /* the final name */
+	const struct west_snapshot_opts *o;
+	struct west_snapshot_times *t; /* phase times, accumulated */
 	const struct west_grid *g;
 	const struct west_field *f;
 	const struct west_obs_set *obs;
@@ -274,6 +284,27 @@ static int def_var(struct snap_writer *w, const char *name, nc_type type,
 	if (chunks && w->st == WEST_OK)
 		nc_check(w, nc_def_var_chunking(w->ncid, var, NC_CHUNKED, chunks),
 			 "nc_def_var_chunking", name);
+	return var;
+}
+
+/* A big variable (the winds, lat, lon), deflated as opts say.  Chunked by
+ * `chunks`; when NULL, contiguous if not deflated, else chunked by the
+ * library's default. */
+static int def_big(struct snap_writer *w, const char *name, nc_type type,
+		   int ndims, const int *dims, const size_t *chunks)
+{
+	const struct west_snapshot_opts *o = w->o;
+	int var = -1;
+
+	if (w->st != WEST_OK ||
+	    nc_check(w, nc_def_var(w->ncid, name, type, ndims, dims, &var), "nc_def_var", name))
+		return -1;
+	if (o->deflate > 0)
+		nc_check(w, nc_def_var_deflate(w->ncid, var, o->shuffle, 1, o->deflate),
+			 "nc_def_var_deflate", name);
+	if (w->st == WEST_OK && (chunks || o->deflate == 0))
+		nc_check(w, nc_def_var_chunking(w->ncid, var, chunks ? NC_CHUNKED : NC_CONTIGUOUS,
+						chunks), "nc_def_var_chunking", name);
 	return var;
 }
 
@@ -376,7 +407,7 @@ static void def_lonlat(struct snap_writer *w)
 	if (!w->has_lonlat)
 		return;
 	for (int c = 0; c < 2; c++) {
-		int var = def_var(w, names[c][0], NC_DOUBLE, 2, dims, NULL);
+		int var = def_big(w, names[c][0], NC_DOUBLE, 2, dims, NULL);
 		*(c ? &w->var_lon : &w->var_lat) = var;
 		put_text(w, var, "standard_name", names[c][1]);
 		put_text(w, var, "long_name", names[c][2]);
@@ -396,20 +427,48 @@ static void put_coordinates(struct snap_writer *w, int var, const char *own)
 		put_text(w, var, "coordinates", buf);
 }
 
-static void def_winds(struct snap_writer *w)
+/* Chunks of whole columns of a (z, y, x) variable, edge x edge of them at
+ * most. */
+static void chunk_columns(const struct west_grid *g, size_t edge, size_t chunks[3])
+{
+	chunks[0] = g->nz;
+	chunks[1] = g->ny < edge ? g->ny : edge;
+	chunks[2] = g->nx < edge ? g->nx : edge;
+}
+
+/* The winds' chunks (z, y, x) by opts; NULL when contiguous. */
+static const size_t *wind_chunks(const struct snap_writer *w, size_t chunks[3])
 {
 	const struct west_grid *g = w->g;
+
+	switch (w->o->layout) {
+	case WEST_SNAPSHOT_COLUMNS:
+		chunk_columns(g, w->o->chunk_xy, chunks);
+		return chunks;
+	case WEST_SNAPSHOT_PLANES:
+		chunks[0] = 1, chunks[1] = g->ny, chunks[2] = g->nx;
+		return chunks;
+	default:
+		return NULL;
+	}
+}
+
+static void def_winds(struct snap_writer *w)
+{
 	int dims[4] = { w->dim_t, w->dim_z, w->dim_y, w->dim_x };
-	size_t chunks[4] = { 1, g->nz, g->ny < SNAP_CHUNK ? g->ny : SNAP_CHUNK,
-			     g->nx < SNAP_CHUNK ? g->nx : SNAP_CHUNK };
+	size_t chunks[4] = { 1 };
+	const size_t *use = wind_chunks(w, chunks + 1) ? chunks : NULL;
 	float fill = SNAP_FILL;
 
 	for (int c = 0; c < 3; c++) {
-		int var = def_var(w, wind_vars[c][0], NC_FLOAT, 4, dims, chunks);
+		int var = def_big(w, wind_vars[c][0], NC_FLOAT, 4, dims, use);
 		w->var_wind[c] = var;
 		if (w->st == WEST_OK)
 			att_check(w, var, "_FillValue",
 				  nc_put_att_float(w->ncid, var, "_FillValue", NC_FLOAT, 1, &fill));
+		if (w->st == WEST_OK && w->o->quantize)
+			nc_check(w, nc_def_var_quantize(w->ncid, var, w->o->quantize, w->o->nsd),
+				 "nc_def_var_quantize", wind_vars[c][0]);
 		grid_atts(w, var, wind_vars[c][0], wind_vars[c][1], "m s-1");
 		put_coordinates(w, var, "time z y x");
 	}
@@ -419,10 +478,10 @@ static void def_surface(struct snap_writer *w)
 {
 	const struct west_grid *g = w->g;
 	int dims[3] = { w->dim_z, w->dim_y, w->dim_x };
-	size_t chunks[3] = { g->nz, g->ny < SNAP_CHUNK ? g->ny : SNAP_CHUNK,
-			     g->nx < SNAP_CHUNK ? g->nx : SNAP_CHUNK };
+	size_t chunks[3];
 	static const signed char land_values[2] = { 0, 1 };
 
+	chunk_columns(g, SNAP_CHUNK, chunks);
 	w->var_terrain = def_var(w, "surface_altitude", NC_FLOAT, 2, dims + 1, NULL);
 	grid_atts(w, w->var_terrain, "surface_altitude", "terrain altitude of the column", "m");
 	put_coordinates(w, w->var_terrain, "");
@@ -655,14 +714,26 @@ static void put_lonlat(struct snap_writer *w)
 	pthread_mutex_unlock(&lonlat.lock);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void put_winds(struct snap_writer *w)
 {
 	float *buf = scratch(w, west_grid_ncells(w->g), sizeof *buf, "x_wind");
 
 	for (int c = 0; c < 3 && buf && w->st == WEST_OK; c++) {
+		double t0 = now_s(), t1;
 		west_field_centres(w->f, w->g, c, SNAP_FILL, buf);
+		t1 = now_s();
 		nc_check(w, nc_put_var_float(w->ncid, w->var_wind[c], buf),
 			 "nc_put_var", wind_vars[c][0]);
+		w->t->centres += t1 - t0;
+		w->t->winds += now_s() - t1;
 	}
 	free(buf);
 }
@@ -726,9 +797,9 @@ static void put_stations(struct snap_writer *w)
 }
 
 /* Initial size of the in-memory image: a guess, NetCDF grows it. */
-static size_t image_guess(const struct west_grid *g)
+static size_t image_guess(const struct snap_writer *w)
 {
-	size_t n = west_grid_ncells(g) * sizeof(float); /* ~ 3 components deflated */
+	size_t n = west_grid_ncells(w->g) * sizeof(float);   /* one wind component */
 
 	return n < (1u << 20) ? (1u << 20) : n;
 }
@@ -736,7 +807,8 @@ static size_t image_guess(const struct west_grid *g)
 /* Define and fill the file in memory; w->image holds it on success. */
 static void build_image(struct snap_writer *w)
 {
-	int rc = nc_create_mem(w->path, NC_NETCDF4, image_guess(w->g), &w->ncid);
+	double t0 = now_s();
+	int rc = nc_create_mem(w->path, NC_NETCDF4, image_guess(w), &w->ncid);
 
 	if (nc_check(w, rc, "nc_create_mem", w->path)) {
 		w->ncid = -1;
@@ -753,17 +825,24 @@ static void build_image(struct snap_writer *w)
 	def_report(w);
 	if (w->st == WEST_OK)
 		nc_check(w, nc_enddef(w->ncid), "nc_enddef", w->path);
+	w->t->define = now_s() - t0;
+	t0 = now_s();
 	put_coords(w);
 	put_lonlat(w);
+	w->t->coords = now_s() - t0;
 	put_winds(w);
+	t0 = now_s();
 	put_surface(w);
 	put_stations(w);
+	w->t->other = now_s() - t0;
 	if (w->st != WEST_OK)
 		return;
+	t0 = now_s();
 	rc = nc_close_memio(w->ncid, &w->image);
 	if (rc == NC_NOERR)
 		w->ncid = -1;
 	nc_check(w, rc, "nc_close_memio", w->path);
+	w->t->close = now_s() - t0;
 }
 
 /*
@@ -819,14 +898,39 @@ static enum west_status check_args(const struct west_grid *g, const struct west_
 	return WEST_OK;
 }
 
+static enum west_status check_opts(const struct west_snapshot_opts *o, const char *path,
+				   char *err, size_t errlen)
+{
+	if (o->layout == WEST_SNAPSHOT_CONTIGUOUS && o->deflate > 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: a contiguous variable cannot be deflated", path);
+	if (o->layout == WEST_SNAPSHOT_COLUMNS && o->chunk_xy == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: chunks of 0 columns", path);
+	return WEST_OK;
+}
+
 enum west_status west_snapshot_write(const char *path, const struct west_grid *g,
 				     const struct west_field *f,
 				     const struct west_obs_set *obs,
 				     char *err, size_t errlen)
 {
+	return west_snapshot_write_opts(path, g, f, obs, &west_snapshot_opts_default, NULL,
+					err, errlen);
+}
+
+enum west_status west_snapshot_write_opts(const char *path, const struct west_grid *g,
+					  const struct west_field *f,
+					  const struct west_obs_set *obs,
+					  const struct west_snapshot_opts *o,
+					  struct west_snapshot_times *times,
+					  char *err, size_t errlen)
+{
 	static const struct west_obs_set none = { 0 };
+	struct west_snapshot_times tt = { 0 };
+	double t0 = now_s(), t1;
 	struct snap_writer w = {
-		.path = path, .g = g, .f = f, .obs = obs ? obs : &none,
+		.path = path, .o = o, .t = &tt, .g = g, .f = f, .obs = obs ? obs : &none,
 		.ncid = -1, .var_crs = -1, .err = err, .errlen = errlen,
 		.has_crs = g->crs.grid_mapping_name[0] != '\0',
 		.has_lonlat = g->crs.has_tm,
@@ -834,13 +938,20 @@ enum west_status west_snapshot_write(const char *path, const struct west_grid *g
 
 	w.st = check_args(g, f, w.obs, path, err, errlen);
 	if (w.st == WEST_OK)
+		w.st = check_opts(o, path, err, errlen);
+	if (w.st == WEST_OK)
 		build_image(&w);
+	t1 = now_s();
 	if (w.st == WEST_OK)
 		w.st = west_file_replace(path, w.image.memory, image_length(&w.image),
 					 SNAPSHOT_MODE, err, errlen);
 	else
 		discard(&w);
 	free(w.image.memory);
+	tt.file = now_s() - t1;
+	tt.total = now_s() - t0;
+	if (times)
+		*times = tt;
 	return w.st;
 }
 

@@ -1,10 +1,12 @@
 /*
  * test_snapshot.c: NetCDF snapshots (snapshot.h): a full round trip
  * (cell-centre means, fill in land, coordinates, CRS, stations, every
- * report field), the CF and storage attributes as ncdump shows them, lat
- * and lon kept between writes of one grid, the winds at cell centres, the
- * atomic write (a write cut short by RLIMIT_FSIZE leaves the old file and
- * no temp; a missing directory leaves nothing), and the reader's refusals.
+ * report field), the CF and storage attributes as ncdump shows them (and
+ * those of west_snapshot_write_opts: the old storage, BitRound within its
+ * bound), lat and lon kept between writes of one grid, the winds at cell
+ * centres, the atomic write (a write cut short by RLIMIT_FSIZE leaves
+ * the old file and no temp; a missing directory leaves nothing), and the
+ * reader's refusals.
  *
  * The grid is data/hill.nc (32 x 32 columns of 50 m, transverse_mercator
  * with crs_wkt) with 8 levels of 25 m; data/hill.asc (no .prj) for a grid
@@ -342,6 +344,94 @@ Test(snapshot, cf_and_storage_attributes)
 		snprintf(line, sizeof line, "%s:_Shuffle = \"true\" ;", deflated[k]);
 		expect(h, line);
 	}
+	free(h);
+}
+
+/* west_snapshot_opts_v1, the storage before issue 17 (the benchmark's
+ * "before"): the winds deflated in chunks of 16 x 16 whole columns, lat
+ * and lon deflated, the same values read back. */
+Test(snapshot, v1_options_keep_the_old_storage)
+{
+	static const char *const deflated[] = { "x_wind", "y_wind", "upward_air_velocity",
+						"lat", "lon" };
+	char line[128];
+	char *h;
+
+	make_field("hill.nc", 1234);
+	make_obs();
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, &obs, &west_snapshot_opts_v1, NULL,
+					      err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_snapshot_read(path, &snap, err, sizeof err), WEST_OK, "%s", err);
+	check_grid();
+	check_winds();
+	check_obs();
+	check_report(&snap.report, &f.report);
+	h = ncdump("-hs");
+	expect(h, "x_wind:_ChunkSizes = 1, 8, 16, 16 ;");
+	expect(h, "upward_air_velocity:_ChunkSizes = 1, 8, 16, 16 ;");
+	for (size_t k = 0; k < sizeof deflated / sizeof deflated[0]; k++) {
+		snprintf(line, sizeof line, "%s:_DeflateLevel = 1 ;", deflated[k]);
+		expect(h, line);
+		snprintf(line, sizeof line, "%s:_Shuffle = \"true\" ;", deflated[k]);
+		expect(h, line);
+	}
+	free(h);
+}
+
+Test(snapshot, contradictory_options_refused)
+{
+	struct west_snapshot_opts o = { .deflate = 1, .layout = WEST_SNAPSHOT_CONTIGUOUS };
+	char names[256];
+
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, NULL, &o, NULL, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_assert_not_null(strstr(err, "contiguous variable cannot be deflated"), "%s", err);
+	o = west_snapshot_opts_v1;
+	o.chunk_xy = 0;
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, NULL, &o, NULL, err, sizeof err),
+		     WEST_ERR_INVALID);
+	dir_entries(names, sizeof names);
+	cr_assert_str_eq(names, "", "left: %s", names);
+}
+
+/*
+ * BitRound to nsb bits (the benchmark's quantized rows): every air value
+ * read back within 2^-(nsb+1) of its magnitude (the mantissa rounded to nsb
+ * bits), land still the fill value (read as NaN), and the attribute that
+ * says so.  Snapshots do not quantize; this holds the option to its bound.
+ */
+Test(snapshot, bitround_option_stays_within_its_bound)
+{
+	struct west_snapshot_opts o = west_snapshot_opts_v1;
+	size_t n, changed = 0;
+	float want[3];
+	char *h;
+
+	o.quantize = NC_QUANTIZE_BITROUND, o.nsd = 10;
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, NULL, &o, NULL, err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_assert_eq(west_snapshot_read(path, &snap, err, sizeof err), WEST_OK, "%s", err);
+	n = 0;
+	for (size_t k = 0; k < g.nz; k++)
+		for (size_t j = 0; j < g.ny; j++)
+			for (size_t i = 0; i < g.nx; i++, n++) {
+				const float got[3] = { snap.u[n], snap.v[n], snap.w[n] };
+				if (!west_field_centre(&f, &g, i, j, k, want)) {
+					cr_assert(isnan(got[0]) && isnan(got[1]) && isnan(got[2]));
+					continue;
+				}
+				for (int c = 0; c < 3; c++) {
+					double e = fabs((double)got[c] - want[c]);
+					cr_assert_leq(e, ldexp(fabs(want[c]), -11), "%zu,%zu,%zu: %.9g for %.9g",
+						      i, j, k, got[c], want[c]);
+					changed += e > 0;
+				}
+			}
+	cr_assert_gt(changed, 0, "nothing was rounded");
+	h = ncdump("-h");
+	expect(h, "x_wind:_QuantizeBitRoundNumberOfSignificantBits = 10 ;");
 	free(h);
 }
 
