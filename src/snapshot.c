@@ -25,22 +25,30 @@
  * mapping gets no crs variable and no grid_mapping attributes; its WKT is
  * kept in the global attribute west_crs_wkt (not CF, so nothing is lost).
  *
- * Storage: every variable with dimensions is deflated (level 1, shuffle),
- * except station_id: NetCDF-4 cannot filter variable-length strings.  The
- * scalar crs cannot be chunked or filtered either.  The 4D winds use
- * chunks (1, nz, min(ny,16), min(nx,16)), land_mask (nz, min(ny,16),
- * min(nx,16)): whole columns, so a profile is one chunk read.  The station
- * dimension and variables exist only when the set has stations (a fixed
- * NetCDF dimension cannot be 0 long).  west_snapshot_write_opts changes
- * the storage of the winds, lat and lon (snapshot.h), for snapshot-bench.
+ * Storage (issue 17, docs/benchmarks.md "Snapshots"): the winds and lat,
+ * lon are contiguous and not compressed (west_snapshot_opts_default);
+ * west_snapshot_write_opts changes only those, for snapshot-bench.  At R64
+ * (800 x 800 x 20) they are 164 MB of the file's 165 MB, and deflating
+ * them (level 1, shuffle, as before) took 1.6 s of a 2.3 s write on the
+ * 2-core development machine; a write now takes 0.43 s.  Quantization
+ * shrinks the deflated file (BitRound to 8 bits: 33 MB) and speeds deflate
+ * up a little (1.5 s), far from what leaving it out does, and without
+ * deflate it saves nothing; so the winds keep their float bits.
+ * Contiguous rather than chunked: one copy into the image per variable,
+ * and a profile is nz reads of 4 bytes.  Every other variable with
+ * dimensions is deflated (level 1, shuffle), except station_id: NetCDF-4
+ * cannot filter variable-length strings.  The scalar crs cannot be chunked
+ * or filtered either.  land_mask uses chunks (nz, min(ny,16), min(nx,16)):
+ * whole columns.  The station dimension and variables exist only when the
+ * set has stations (a fixed NetCDF dimension cannot be 0 long).
  *
  * lat and lon of the last transverse Mercator grid are kept (one copy per
  * process, under a mutex) and reused while the grid is the same: at R64
- * (800 x 800 columns) the 640,000 inverse projections take 0.46 s of a
- * 2.8 s write on the 2-core development machine.  The first snapshot of a
- * grid pays for them; the memory (16 bytes a column, 10 MB at R64) stays
- * until west_snapshot_forget.  The winds at cell centres come from
- * west_field_centres (field.h), a row at a time (0.1 s at R64 where the
+ * (800 x 800 columns) the 640,000 inverse projections take 0.46 s, more
+ * than the rest of a write now.  The first snapshot of a grid pays for
+ * them; the memory (16 bytes a column, 10 MB at R64) stays until
+ * west_snapshot_forget.  The winds at cell centres come from
+ * west_field_centres (field.h), a row at a time (0.09 s at R64 where the
  * per-cell west_field_centre took 0.27 s), without OpenMP.
  *
  * Atomicity: NetCDF builds the whole file in memory (nc_create_mem,
@@ -57,8 +65,10 @@
  * fails, nc4_close_netcdf4_file has already freed the file's metadata and
  * its open-object dump dereferences it (a crash seen with RLIMIT_FSIZE).
  * In memory HDF5 never meets a disk error, and a full disk is one failed
- * write(2) here.  The costs: the compressed file is held in memory once,
- * besides one float component of the field while it is defined; and
+ * write(2) here.  The costs: the file is held in memory once (the winds
+ * are copied into it, then nc_close_memio hands it back: 0.10 s and
+ * 0.05 s of a 0.43 s R64 write), besides one float component of the field
+ * while it is defined; and
  * libnetcdf creates in-memory files without HDF5 link creation order, so
  * netCDF-C opens a snapshot read-only (NC_WRITE gives NC_ECANTWRITE; make
  * an editable copy with nccopy) and lists its variables by name.  Readers
@@ -189,7 +199,7 @@ const struct west_snapshot_opts west_snapshot_opts_v1 = {
 	.deflate = 1, .shuffle = 1, .layout = WEST_SNAPSHOT_COLUMNS, .chunk_xy = 16,
 };
 const struct west_snapshot_opts west_snapshot_opts_default = {
-	.deflate = 1, .shuffle = 1, .layout = WEST_SNAPSHOT_COLUMNS, .chunk_xy = 16,
+	.deflate = 0, .shuffle = 0, .layout = WEST_SNAPSHOT_CONTIGUOUS,
 };
 
 struct snap_writer {

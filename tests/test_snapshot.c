@@ -1,10 +1,11 @@
 /*
  * test_snapshot.c: NetCDF snapshots (snapshot.h): a full round trip
  * (cell-centre means, fill in land, coordinates, CRS, stations, every
- * report field), the CF and storage attributes as ncdump shows them (and
- * those of west_snapshot_write_opts: the old storage, BitRound within its
- * bound), lat and lon kept between writes of one grid, the winds at cell
- * centres, the atomic write (a write cut short by RLIMIT_FSIZE leaves
+ * report field), the CF and storage attributes as ncdump shows them (the
+ * winds, lat and lon contiguous and unfiltered since issue 17; the
+ * options of west_snapshot_write_opts: the old storage, BitRound within
+ * its bound), lat and lon kept between writes of one grid, the winds at
+ * cell centres, the atomic write (a write cut short by RLIMIT_FSIZE leaves
  * the old file and no temp; a missing directory leaves nothing), and the
  * reader's refusals.
  *
@@ -293,9 +294,8 @@ static void expect(const char *text, const char *want)
 Test(snapshot, cf_and_storage_attributes)
 {
 	static const char *const deflated[] = {
-		"time", "z", "y", "x", "x_wind", "y_wind", "upward_air_velocity",
-		"surface_altitude", "land_mask", "stability_class", "lat", "lon", "station_x",
-		"station_y", "station_height", "station_wind_speed",
+		"time", "z", "y", "x", "surface_altitude", "land_mask", "stability_class",
+		"station_x", "station_y", "station_height", "station_wind_speed",
 		"station_wind_from_direction", "station_time", "station_stability",
 	};
 	char line[128];
@@ -335,14 +335,37 @@ Test(snapshot, cf_and_storage_attributes)
 	expect(h, "surface_altitude:coordinates = \"lat lon\" ;");
 	expect(h, "land_mask:coordinates = \"lat lon\" ;");
 	expect(h, ":_Format = \"netCDF-4\" ;");
-	expect(h, "x_wind:_ChunkSizes = 1, 8, 16, 16 ;");
-	expect(h, "upward_air_velocity:_ChunkSizes = 1, 8, 16, 16 ;");
 	expect(h, "land_mask:_ChunkSizes = 8, 16, 16 ;");
 	for (size_t k = 0; k < sizeof deflated / sizeof deflated[0]; k++) {
 		snprintf(line, sizeof line, "%s:_DeflateLevel = 1 ;", deflated[k]);
 		expect(h, line);
 		snprintf(line, sizeof line, "%s:_Shuffle = \"true\" ;", deflated[k]);
 		expect(h, line);
+	}
+	free(h);
+}
+
+/* The winds, lat and lon: contiguous, no filter, no quantization (issue
+ * 17: deflating them was most of a write's time). */
+Test(snapshot, winds_and_lat_lon_are_contiguous_and_unfiltered)
+{
+	static const char *const raw[] = { "x_wind", "y_wind", "upward_air_velocity",
+					   "lat", "lon" };
+	static const char *const absent[] = { "_DeflateLevel", "_Shuffle", "_Quantize",
+					      "_ChunkSizes" };
+	char line[128];
+	char *h;
+
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	h = ncdump("-hs");
+	for (size_t k = 0; k < sizeof raw / sizeof raw[0]; k++) {
+		snprintf(line, sizeof line, "%s:_Storage = \"contiguous\" ;", raw[k]);
+		expect(h, line);
+		for (size_t a = 0; a < sizeof absent / sizeof absent[0]; a++) {
+			snprintf(line, sizeof line, "%s:%s", raw[k], absent[a]);
+			cr_expect_null(strstr(h, line), "%s is there", line);
+		}
 	}
 	free(h);
 }
