@@ -21,9 +21,10 @@
  *              max|D| h / U_ref <= 1e-4, once per grid: a real field, with
  *              the real field's low-order bits, which decide how well it
  *              compresses;
- *   synthetic  a smooth analytic flow (a 5 m/s south-westerly with a
- *              log-like profile and long waves), land faces 0: no solve,
- *              for a quick look; it compresses better than a real field.
+ *   synthetic  a smooth analytic flow (a south-westerly of about
+ *              5 log(1 + (k + 1) / 2) m/s at level k, with long waves),
+ *              closed faces 0: no solve, for a quick look; it compresses
+ *              better than a real field.
  *
  * Settings (--settings, comma-separated): "before" (issue 17's starting
  * point: deflate 1, shuffle, chunks of 16 x 16 whole columns, no
@@ -64,7 +65,7 @@
  * remaining variables), close (nc_close_memio: what HDF5 still holds,
  * filtered, and the image handed back), file (write(2), fsync, rename,
  * directory fsync).
-
+ *
  * Usage: snapshot-bench [--grids R16,R64] [--reps N] [--field solve|synthetic]
  *                       [--settings before,now,...] [--dir DIR]
  * Defaults: --grids R16,R64 --reps 5 --field solve --settings before,now.
