@@ -84,6 +84,31 @@ int west_field_centre(const struct west_field *f, const struct west_grid *g,
 	return 1;
 }
 
+/* Row (j, k) of component comp: faces at face index `face` and `face +
+ * step` of the component's face array, transparencies t. */
+static void centre_row(size_t nx, const float *a, const float *t, size_t face, size_t step,
+		       const unsigned char *land, float fill, float *out)
+{
+	for (size_t i = 0; i < nx; i++, face++)
+		out[i] = land[i] ? fill : open_mean(a[face], t[face], a[face + step],
+						    t[face + step]);
+}
+
+void west_field_centres(const struct west_field *f, const struct west_grid *g, int comp,
+			float fill, float *out)
+{
+	const size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	const float *a = comp == 0 ? f->u : comp == 1 ? f->v : f->w;
+	const float *t = comp == 0 ? g->tx : comp == 1 ? g->ty : g->tz;
+	const size_t step = comp == 0 ? 1 : comp == 1 ? nx : nx * ny;
+
+	for (size_t r = 0; r < ny * nz; r++) {   /* r: row j of level k */
+		size_t j = r % ny, k = r / ny, c = r * nx;
+		size_t face = comp == 0 ? (nx + 1) * r : comp == 1 ? nx * (j + (ny + 1) * k) : c;
+		centre_row(nx, a, t, face, step, g->land + c, fill, out + c);
+	}
+}
+
 static json_t *convergence_json(const struct west_convergence *c)
 {
 	return json_pack("{s:f, s:f, s:f}", "max_div", c->max_div,

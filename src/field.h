@@ -96,6 +96,16 @@ void west_field_free(struct west_field *f);
 int west_field_centre(const struct west_field *f, const struct west_grid *g,
 		      size_t i, size_t j, size_t k, float out[3]);
 
+/*
+ * One component (0 u, 1 v, 2 w) at every cell centre into out[nx*ny*nz]
+ * (the cell layout of grid.h), `fill` in land cells: the values of
+ * west_field_centre bit for bit, a row at a time.  No OpenMP: the
+ * snapshot writer calls it beside the worker's threads, and in processes
+ * forked after OpenMP started (libgomp hangs there).
+ */
+void west_field_centres(const struct west_field *f, const struct west_grid *g, int comp,
+			float fill, float *out);
+
 /* The report as a JSON object (jansson; a new reference), for the
  * command's --json, the API and the snapshot reader's users. */
 struct json_t;

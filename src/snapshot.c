@@ -25,13 +25,31 @@
  * mapping gets no crs variable and no grid_mapping attributes; its WKT is
  * kept in the global attribute west_crs_wkt (not CF, so nothing is lost).
  *
- * Storage: every variable with dimensions is deflated (level 1, shuffle),
- * except station_id: NetCDF-4 cannot filter variable-length strings.  The
- * scalar crs cannot be chunked or filtered either.  The 4D winds use
- * chunks (1, nz, min(ny,16), min(nx,16)), land_mask (nz, min(ny,16),
- * min(nx,16)): whole columns, so a profile is one chunk read.  The station
- * dimension and variables exist only when the set has stations (a fixed
- * NetCDF dimension cannot be 0 long).
+ * Storage (issue 17, docs/benchmarks.md "Snapshots"): the winds and lat,
+ * lon are contiguous and not compressed (west_snapshot_opts_default);
+ * west_snapshot_write_opts changes only those, for snapshot-bench.  At R64
+ * (800 x 800 x 20) they are 164 MB of the file's 165 MB, and deflating
+ * them (level 1, shuffle, as before) took 1.6 s of a 2.3 s write on the
+ * 2-core development machine; a write now takes 0.43 s.  Quantization
+ * shrinks the deflated file (BitRound to 8 bits: 33 MB) and speeds deflate
+ * up a little (1.5 s), far from what leaving it out does, and without
+ * deflate it saves nothing; so the winds keep their float bits.
+ * Contiguous rather than chunked: one copy into the image per variable,
+ * and a profile is nz reads of 4 bytes.  Every other variable with
+ * dimensions is deflated (level 1, shuffle), except station_id: NetCDF-4
+ * cannot filter variable-length strings.  The scalar crs cannot be chunked
+ * or filtered either.  land_mask uses chunks (nz, min(ny,16), min(nx,16)):
+ * whole columns.  The station dimension and variables exist only when the
+ * set has stations (a fixed NetCDF dimension cannot be 0 long).
+ *
+ * lat and lon of the last transverse Mercator grid are kept (one copy per
+ * process, under a mutex) and reused while the grid is the same: at R64
+ * (800 x 800 columns) the 640,000 inverse projections take 0.46 s, more
+ * than the rest of a write now.  The first snapshot of a grid pays for
+ * them; the memory (16 bytes a column, 10 MB at R64) stays until
+ * west_snapshot_forget.  The winds at cell centres come from
+ * west_field_centres (field.h), a row at a time (0.09 s at R64 where the
+ * per-cell west_field_centre took 0.27 s), without OpenMP.
  *
  * Atomicity: NetCDF builds the whole file in memory (nc_create_mem,
  * nc_close_memio); only then does west_file_replace (fileio.h) write the
@@ -47,8 +65,10 @@
  * fails, nc4_close_netcdf4_file has already freed the file's metadata and
  * its open-object dump dereferences it (a crash seen with RLIMIT_FSIZE).
  * In memory HDF5 never meets a disk error, and a full disk is one failed
- * write(2) here.  The costs: the compressed file is held in memory once,
- * besides one float component of the field while it is defined; and
+ * write(2) here.  The costs: the file is held in memory once (the winds
+ * are copied into it, then nc_close_memio hands it back: 0.10 s and
+ * 0.05 s of a 0.43 s R64 write), besides one float component of the field
+ * while it is defined; and
  * libnetcdf creates in-memory files without HDF5 link creation order, so
  * netCDF-C opens a snapshot read-only (NC_WRITE gives NC_ECANTWRITE; make
  * an editable copy with nccopy) and lists its variables by name.  Readers
@@ -67,6 +87,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -174,8 +195,17 @@ static void step_att_name(int step, char *buf, size_t size)
 
 /* =========================================================== writer */
 
+const struct west_snapshot_opts west_snapshot_opts_v1 = {
+	.deflate = 1, .shuffle = 1, .layout = WEST_SNAPSHOT_COLUMNS, .chunk_xy = 16,
+};
+const struct west_snapshot_opts west_snapshot_opts_default = {
+	.deflate = 0, .shuffle = 0, .layout = WEST_SNAPSHOT_CONTIGUOUS,
+};
+
 struct snap_writer {
 	const char *path;             /* the final name */
+	const struct west_snapshot_opts *o;
+	struct west_snapshot_times *t; /* phase times, accumulated */
 	const struct west_grid *g;
 	const struct west_field *f;
 	const struct west_obs_set *obs;
@@ -264,6 +294,27 @@ static int def_var(struct snap_writer *w, const char *name, nc_type type,
 	if (chunks && w->st == WEST_OK)
 		nc_check(w, nc_def_var_chunking(w->ncid, var, NC_CHUNKED, chunks),
 			 "nc_def_var_chunking", name);
+	return var;
+}
+
+/* A big variable (the winds, lat, lon), deflated as opts say.  Chunked by
+ * `chunks`; when NULL, contiguous if not deflated, else chunked by the
+ * library's default. */
+static int def_big(struct snap_writer *w, const char *name, nc_type type,
+		   int ndims, const int *dims, const size_t *chunks)
+{
+	const struct west_snapshot_opts *o = w->o;
+	int var = -1;
+
+	if (w->st != WEST_OK ||
+	    nc_check(w, nc_def_var(w->ncid, name, type, ndims, dims, &var), "nc_def_var", name))
+		return -1;
+	if (o->deflate > 0)
+		nc_check(w, nc_def_var_deflate(w->ncid, var, o->shuffle, 1, o->deflate),
+			 "nc_def_var_deflate", name);
+	if (w->st == WEST_OK && (chunks || o->deflate == 0))
+		nc_check(w, nc_def_var_chunking(w->ncid, var, chunks ? NC_CHUNKED : NC_CONTIGUOUS,
+						chunks), "nc_def_var_chunking", name);
 	return var;
 }
 
@@ -366,7 +417,7 @@ static void def_lonlat(struct snap_writer *w)
 	if (!w->has_lonlat)
 		return;
 	for (int c = 0; c < 2; c++) {
-		int var = def_var(w, names[c][0], NC_DOUBLE, 2, dims, NULL);
+		int var = def_big(w, names[c][0], NC_DOUBLE, 2, dims, NULL);
 		*(c ? &w->var_lon : &w->var_lat) = var;
 		put_text(w, var, "standard_name", names[c][1]);
 		put_text(w, var, "long_name", names[c][2]);
@@ -386,20 +437,48 @@ static void put_coordinates(struct snap_writer *w, int var, const char *own)
 		put_text(w, var, "coordinates", buf);
 }
 
-static void def_winds(struct snap_writer *w)
+/* Chunks of whole columns of a (z, y, x) variable, edge x edge of them at
+ * most. */
+static void chunk_columns(const struct west_grid *g, size_t edge, size_t chunks[3])
+{
+	chunks[0] = g->nz;
+	chunks[1] = g->ny < edge ? g->ny : edge;
+	chunks[2] = g->nx < edge ? g->nx : edge;
+}
+
+/* The winds' chunks (z, y, x) by opts; NULL when contiguous. */
+static const size_t *wind_chunks(const struct snap_writer *w, size_t chunks[3])
 {
 	const struct west_grid *g = w->g;
+
+	switch (w->o->layout) {
+	case WEST_SNAPSHOT_COLUMNS:
+		chunk_columns(g, w->o->chunk_xy, chunks);
+		return chunks;
+	case WEST_SNAPSHOT_PLANES:
+		chunks[0] = 1, chunks[1] = g->ny, chunks[2] = g->nx;
+		return chunks;
+	default:
+		return NULL;
+	}
+}
+
+static void def_winds(struct snap_writer *w)
+{
 	int dims[4] = { w->dim_t, w->dim_z, w->dim_y, w->dim_x };
-	size_t chunks[4] = { 1, g->nz, g->ny < SNAP_CHUNK ? g->ny : SNAP_CHUNK,
-			     g->nx < SNAP_CHUNK ? g->nx : SNAP_CHUNK };
+	size_t chunks[4] = { 1 };
+	const size_t *use = wind_chunks(w, chunks + 1) ? chunks : NULL;
 	float fill = SNAP_FILL;
 
 	for (int c = 0; c < 3; c++) {
-		int var = def_var(w, wind_vars[c][0], NC_FLOAT, 4, dims, chunks);
+		int var = def_big(w, wind_vars[c][0], NC_FLOAT, 4, dims, use);
 		w->var_wind[c] = var;
 		if (w->st == WEST_OK)
 			att_check(w, var, "_FillValue",
 				  nc_put_att_float(w->ncid, var, "_FillValue", NC_FLOAT, 1, &fill));
+		if (w->st == WEST_OK && w->o->quantize)
+			nc_check(w, nc_def_var_quantize(w->ncid, var, w->o->quantize, w->o->nsd),
+				 "nc_def_var_quantize", wind_vars[c][0]);
 		grid_atts(w, var, wind_vars[c][0], wind_vars[c][1], "m s-1");
 		put_coordinates(w, var, "time z y x");
 	}
@@ -409,10 +488,10 @@ static void def_surface(struct snap_writer *w)
 {
 	const struct west_grid *g = w->g;
 	int dims[3] = { w->dim_z, w->dim_y, w->dim_x };
-	size_t chunks[3] = { g->nz, g->ny < SNAP_CHUNK ? g->ny : SNAP_CHUNK,
-			     g->nx < SNAP_CHUNK ? g->nx : SNAP_CHUNK };
+	size_t chunks[3];
 	static const signed char land_values[2] = { 0, 1 };
 
+	chunk_columns(g, SNAP_CHUNK, chunks);
 	w->var_terrain = def_var(w, "surface_altitude", NC_FLOAT, 2, dims + 1, NULL);
 	grid_atts(w, w->var_terrain, "surface_altitude", "terrain altitude of the column", "m");
 	put_coordinates(w, w->var_terrain, "");
@@ -541,46 +620,116 @@ static void put_coords(struct snap_writer *w)
 	free(z);
 }
 
-/* lat and lon of every column centre, by the inverse transverse Mercator. */
-static void put_lonlat(struct snap_writer *w)
+/*
+ * lat and lon of the column centres of the last grid written, kept for the
+ * next snapshot of the same grid (the daemon writes one per field): one
+ * inverse transverse Mercator per column costs more than writing them.
+ * The key holds everything they depend on; lonlat.lock guards it all.
+ */
+struct lonlat_key {
+	size_t nx, ny;
+	double x0, y0, dx, dy, lon0, lat0, k0, fe, fn;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct lonlat_key key;
+	double *lat;                  /* nx*ny lat then nx*ny lon; NULL: none */
+} lonlat = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct lonlat_key lonlat_key_of(const struct west_grid *g)
+{
+	struct lonlat_key k;
+
+	memset(&k, 0, sizeof k);   /* padding too: keys are compared whole */
+	k.nx = g->nx, k.ny = g->ny, k.x0 = g->x0, k.y0 = g->y0, k.dx = g->dx, k.dy = g->dy;
+	k.lon0 = g->crs.lon0, k.lat0 = g->crs.lat0, k.k0 = g->crs.k0;
+	k.fe = g->crs.false_easting, k.fn = g->crs.false_northing;
+	return k;
+}
+
+/* Column i of row j; 0, or -1 with the message in err. */
+static int lonlat_at(const struct west_grid *g, size_t i, size_t j, double *lon, double *lat,
+		     char *err, size_t errlen)
+{
+	double x = g->x0 + ((double)i + 0.5) * g->dx, y = g->y0 + ((double)j + 0.5) * g->dy;
+
+	return west_tm_inverse(&g->crs, x, y, lon, lat, err, errlen) == WEST_OK ? 0 : -1;
+}
+
+/* Fill lat[0..n) and lon = lat + n; on failure the failing column is
+ * named. */
+static void lonlat_compute(struct snap_writer *w, double *lat)
 {
 	const struct west_grid *g = w->g;
 	size_t n = g->nx * g->ny;
-	double *lat = w->has_lonlat ? scratch(w, 2 * n, sizeof *lat, "lat") : NULL;
+	double *lon = lat + n;
 	char err[WEST_ERRLEN];
 
-	if (!lat)
-		return;
-	double *lon = lat + n;
-	for (size_t j = 0; j < g->ny && w->st == WEST_OK; j++)
-		for (size_t i = 0; i < g->nx && w->st == WEST_OK; i++) {
-			double x = g->x0 + ((double)i + 0.5) * g->dx;
-			double y = g->y0 + ((double)j + 0.5) * g->dy;
-			if (west_tm_inverse(&g->crs, x, y, &lon[j * g->nx + i], &lat[j * g->nx + i],
-					    err, sizeof err))
-				w->st = west_fail(w->err, w->errlen, WEST_ERR_INVALID,
-						  "%s: lat, lon of column (%zu, %zu): %s", w->path,
-						  i, j, err);
+	for (size_t c = 0; c < n; c++)
+		if (lonlat_at(g, c % g->nx, c / g->nx, &lon[c], &lat[c], err, sizeof err)) {
+			w->st = west_fail(w->err, w->errlen, WEST_ERR_INVALID,
+					  "%s: lat, lon of column (%zu, %zu): %s", w->path,
+					  c % g->nx, c / g->nx, err);
+			return;
 		}
-	if (w->st == WEST_OK)
-		nc_check(w, nc_put_var_double(w->ncid, w->var_lat, lat), "nc_put_var", "lat");
-	if (w->st == WEST_OK)
-		nc_check(w, nc_put_var_double(w->ncid, w->var_lon, lon), "nc_put_var", "lon");
-	free(lat);
 }
 
-/* Component `comp` (0 u, 1 v, 2 w) at every cell centre, fill in land. */
-static void centres(const struct snap_writer *w, int comp, float *out)
+/* lonlat.lat for w's grid, computed unless it is the cached one (called
+ * with lonlat.lock held); NULL after a failure. */
+static const double *lonlat_get(struct snap_writer *w)
 {
-	const struct west_grid *g = w->g;
+	struct lonlat_key key = lonlat_key_of(w->g);
+	size_t n = w->g->nx * w->g->ny;
+	double *lat;
 
-	for (size_t k = 0; k < g->nz; k++)
-		for (size_t j = 0; j < g->ny; j++)
-			for (size_t i = 0; i < g->nx; i++) {
-				float c[3];
-				int air = west_field_centre(w->f, g, i, j, k, c);
-				out[west_grid_cell(g, i, j, k)] = air ? c[comp] : SNAP_FILL;
-			}
+	if (lonlat.lat && memcmp(&key, &lonlat.key, sizeof key) == 0)
+		return lonlat.lat;
+	free(lonlat.lat);
+	lonlat.lat = NULL;
+	lat = scratch(w, 2 * n, sizeof *lat, "lat");
+	if (lat)
+		lonlat_compute(w, lat);
+	if (w->st != WEST_OK) {
+		free(lat);
+		return NULL;
+	}
+	lonlat.key = key;
+	lonlat.lat = lat;
+	return lat;
+}
+
+void west_snapshot_forget(void)
+{
+	pthread_mutex_lock(&lonlat.lock);
+	free(lonlat.lat);
+	lonlat.lat = NULL;
+	pthread_mutex_unlock(&lonlat.lock);
+}
+
+/* lat and lon of every column centre, by the inverse transverse Mercator. */
+static void put_lonlat(struct snap_writer *w)
+{
+	size_t n = w->g->nx * w->g->ny;
+	const double *lat;
+
+	if (!w->has_lonlat || w->st != WEST_OK)
+		return;
+	pthread_mutex_lock(&lonlat.lock);
+	lat = lonlat_get(w);
+	if (lat)
+		nc_check(w, nc_put_var_double(w->ncid, w->var_lat, lat), "nc_put_var", "lat");
+	if (lat && w->st == WEST_OK)
+		nc_check(w, nc_put_var_double(w->ncid, w->var_lon, lat + n), "nc_put_var", "lon");
+	pthread_mutex_unlock(&lonlat.lock);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static void put_winds(struct snap_writer *w)
@@ -588,9 +737,13 @@ static void put_winds(struct snap_writer *w)
 	float *buf = scratch(w, west_grid_ncells(w->g), sizeof *buf, "x_wind");
 
 	for (int c = 0; c < 3 && buf && w->st == WEST_OK; c++) {
-		centres(w, c, buf);
+		double t0 = now_s(), t1;
+		west_field_centres(w->f, w->g, c, SNAP_FILL, buf);
+		t1 = now_s();
 		nc_check(w, nc_put_var_float(w->ncid, w->var_wind[c], buf),
 			 "nc_put_var", wind_vars[c][0]);
+		w->t->centres += t1 - t0;
+		w->t->winds += now_s() - t1;
 	}
 	free(buf);
 }
@@ -654,9 +807,9 @@ static void put_stations(struct snap_writer *w)
 }
 
 /* Initial size of the in-memory image: a guess, NetCDF grows it. */
-static size_t image_guess(const struct west_grid *g)
+static size_t image_guess(const struct snap_writer *w)
 {
-	size_t n = west_grid_ncells(g) * sizeof(float); /* ~ 3 components deflated */
+	size_t n = west_grid_ncells(w->g) * sizeof(float);   /* one wind component */
 
 	return n < (1u << 20) ? (1u << 20) : n;
 }
@@ -664,7 +817,8 @@ static size_t image_guess(const struct west_grid *g)
 /* Define and fill the file in memory; w->image holds it on success. */
 static void build_image(struct snap_writer *w)
 {
-	int rc = nc_create_mem(w->path, NC_NETCDF4, image_guess(w->g), &w->ncid);
+	double t0 = now_s();
+	int rc = nc_create_mem(w->path, NC_NETCDF4, image_guess(w), &w->ncid);
 
 	if (nc_check(w, rc, "nc_create_mem", w->path)) {
 		w->ncid = -1;
@@ -681,17 +835,24 @@ static void build_image(struct snap_writer *w)
 	def_report(w);
 	if (w->st == WEST_OK)
 		nc_check(w, nc_enddef(w->ncid), "nc_enddef", w->path);
+	w->t->define = now_s() - t0;
+	t0 = now_s();
 	put_coords(w);
 	put_lonlat(w);
+	w->t->coords = now_s() - t0;
 	put_winds(w);
+	t0 = now_s();
 	put_surface(w);
 	put_stations(w);
+	w->t->other = now_s() - t0;
 	if (w->st != WEST_OK)
 		return;
+	t0 = now_s();
 	rc = nc_close_memio(w->ncid, &w->image);
 	if (rc == NC_NOERR)
 		w->ncid = -1;
 	nc_check(w, rc, "nc_close_memio", w->path);
+	w->t->close = now_s() - t0;
 }
 
 /*
@@ -747,14 +908,39 @@ static enum west_status check_args(const struct west_grid *g, const struct west_
 	return WEST_OK;
 }
 
+static enum west_status check_opts(const struct west_snapshot_opts *o, const char *path,
+				   char *err, size_t errlen)
+{
+	if (o->layout == WEST_SNAPSHOT_CONTIGUOUS && o->deflate > 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: a contiguous variable cannot be deflated", path);
+	if (o->layout == WEST_SNAPSHOT_COLUMNS && o->chunk_xy == 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: chunks of 0 columns", path);
+	return WEST_OK;
+}
+
 enum west_status west_snapshot_write(const char *path, const struct west_grid *g,
 				     const struct west_field *f,
 				     const struct west_obs_set *obs,
 				     char *err, size_t errlen)
 {
+	return west_snapshot_write_opts(path, g, f, obs, &west_snapshot_opts_default, NULL,
+					err, errlen);
+}
+
+enum west_status west_snapshot_write_opts(const char *path, const struct west_grid *g,
+					  const struct west_field *f,
+					  const struct west_obs_set *obs,
+					  const struct west_snapshot_opts *o,
+					  struct west_snapshot_times *times,
+					  char *err, size_t errlen)
+{
 	static const struct west_obs_set none = { 0 };
+	struct west_snapshot_times tt = { 0 };
+	double t0 = now_s(), t1;
 	struct snap_writer w = {
-		.path = path, .g = g, .f = f, .obs = obs ? obs : &none,
+		.path = path, .o = o, .t = &tt, .g = g, .f = f, .obs = obs ? obs : &none,
 		.ncid = -1, .var_crs = -1, .err = err, .errlen = errlen,
 		.has_crs = g->crs.grid_mapping_name[0] != '\0',
 		.has_lonlat = g->crs.has_tm,
@@ -762,13 +948,20 @@ enum west_status west_snapshot_write(const char *path, const struct west_grid *g
 
 	w.st = check_args(g, f, w.obs, path, err, errlen);
 	if (w.st == WEST_OK)
+		w.st = check_opts(o, path, err, errlen);
+	if (w.st == WEST_OK)
 		build_image(&w);
+	t1 = now_s();
 	if (w.st == WEST_OK)
 		w.st = west_file_replace(path, w.image.memory, image_length(&w.image),
 					 SNAPSHOT_MODE, err, errlen);
 	else
 		discard(&w);
 	free(w.image.memory);
+	tt.file = now_s() - t1;
+	tt.total = now_s() - t0;
+	if (times)
+		*times = tt;
 	return w.st;
 }
 

@@ -43,9 +43,18 @@
  * west_eta, west_tolerance, west_h, west_u_ref, west_total_seconds,
  * west_{start,end,final}_{max_div,rel_max,rel_l2}, west_seconds_<step key>
  * (double), west_iterations_max, west_iterations (int64), west_converged
- * (int).  Deflate level 1 with shuffle on every variable that has
- * dimensions, except station_id (NetCDF-4 cannot filter strings); the
- * winds and land_mask are chunked by whole columns (16 x 16 of them).
+ * (int).
+ *
+ * Storage (west_snapshot_opts_default; chosen by measurement, issue 17,
+ * docs/benchmarks.md "Snapshots"): the three winds and lat, lon are
+ * contiguous and not compressed, full float and double precision (no
+ * quantization): what a write spends its time on is deflate, and these
+ * are nearly all of the bytes.  Every other variable with dimensions is
+ * deflated (level 1, shuffle), except station_id (NetCDF-4 cannot filter
+ * strings); land_mask is chunked by whole columns (16 x 16 of them).
+ * Before issue 17 (west_snapshot_opts_v1) the winds and lat, lon were
+ * deflated too and the winds chunked like land_mask: at R64 a file of
+ * 92 MB against 165 MB, written in 2.3 s against 0.43 s.
  *
  * Writing is atomic: a temp file ".<name>.tmp.XXXXXX" in the target's
  * directory (created exclusively, mode 0666 less the umask), fsync,
@@ -70,10 +79,61 @@
 extern "C" {
 #endif
 
+/* Write with west_snapshot_opts_default. */
 enum west_status west_snapshot_write(const char *path, const struct west_grid *g,
 				     const struct west_field *f,
 				     const struct west_obs_set *obs,
 				     char *err, size_t errlen);
+
+/*
+ * How the big variables are stored, for the benchmark (snapshot-bench)
+ * and the tests: the winds by all of these, lat and lon by deflate and
+ * shuffle (contiguous when not deflated).  The rest of the file is the
+ * same whatever the options.
+ */
+enum west_snapshot_layout {
+	WEST_SNAPSHOT_COLUMNS,      /* chunks of chunk_xy x chunk_xy whole columns */
+	WEST_SNAPSHOT_PLANES,       /* chunks of one whole level plane */
+	WEST_SNAPSHOT_CONTIGUOUS,   /* not chunked, so not deflated */
+};
+
+struct west_snapshot_opts {
+	int deflate;       /* zlib level 1 to 9; 0: not compressed */
+	int shuffle;       /* 1: the shuffle filter before deflate */
+	enum west_snapshot_layout layout;
+	size_t chunk_xy;   /* WEST_SNAPSHOT_COLUMNS: columns along a chunk's edge */
+	int quantize;      /* 0, or NC_QUANTIZE_BITGROOM, _GRANULARBR, _BITROUND */
+	int nsd;           /* its significant digits (BITROUND: bits), netcdf.h */
+};
+/* Contiguous, no deflate, no quantization (what snapshots are). */
+extern const struct west_snapshot_opts west_snapshot_opts_default;
+/* Before issue 17: deflate 1, shuffle, chunks of 16 x 16 whole columns. */
+extern const struct west_snapshot_opts west_snapshot_opts_v1;
+
+/* Seconds spent in each phase of one write (snapshot-bench prints them):
+ * define (nc_create_mem, dimensions, variables, attributes), coords (x,
+ * y, z, time, lat, lon), centres (the winds at the cell centres from the
+ * faces), winds (nc_put_var of the winds: chunking, filters, the copy into
+ * the image), other (the remaining variables), close (nc_close_memio),
+ * file (west_file_replace: write, fsync, rename), total. */
+struct west_snapshot_times {
+	double define, coords, centres, winds, other, close, file, total;
+};
+
+/* west_snapshot_write with the storage of o; times, when not NULL, gets
+ * the phases.  Refuses (WEST_ERR_INVALID) a contiguous layout with deflate
+ * and columns of 0. */
+enum west_status west_snapshot_write_opts(const char *path, const struct west_grid *g,
+					  const struct west_field *f,
+					  const struct west_obs_set *obs,
+					  const struct west_snapshot_opts *o,
+					  struct west_snapshot_times *times,
+					  char *err, size_t errlen);
+
+/* The writers keep lat and lon of the last transverse Mercator grid
+ * written (snapshot.c says why); this frees them, and the next snapshot
+ * computes them again.  Any thread. */
+void west_snapshot_forget(void);
 
 /* What a snapshot holds, read back whole. */
 struct west_snapshot {

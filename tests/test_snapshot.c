@@ -1,9 +1,13 @@
 /*
  * test_snapshot.c: NetCDF snapshots (snapshot.h): a full round trip
  * (cell-centre means, fill in land, coordinates, CRS, stations, every
- * report field), the CF and storage attributes as ncdump shows them, the
- * atomic write (a write cut short by RLIMIT_FSIZE leaves the old file and
- * no temp; a missing directory leaves nothing), and the reader's refusals.
+ * report field), the CF and storage attributes as ncdump shows them (the
+ * winds, lat and lon contiguous and unfiltered since issue 17; the
+ * options of west_snapshot_write_opts: the old storage, BitRound within
+ * its bound), lat and lon kept between writes of one grid, the winds at
+ * cell centres, the atomic write (a write cut short by RLIMIT_FSIZE leaves
+ * the old file and no temp; a missing directory leaves nothing), and the
+ * reader's refusals.
  *
  * The grid is data/hill.nc (32 x 32 columns of 50 m, transverse_mercator
  * with crs_wkt) with 8 levels of 25 m; data/hill.asc (no .prj) for a grid
@@ -290,9 +294,8 @@ static void expect(const char *text, const char *want)
 Test(snapshot, cf_and_storage_attributes)
 {
 	static const char *const deflated[] = {
-		"time", "z", "y", "x", "x_wind", "y_wind", "upward_air_velocity",
-		"surface_altitude", "land_mask", "stability_class", "lat", "lon", "station_x",
-		"station_y", "station_height", "station_wind_speed",
+		"time", "z", "y", "x", "surface_altitude", "land_mask", "stability_class",
+		"station_x", "station_y", "station_height", "station_wind_speed",
 		"station_wind_from_direction", "station_time", "station_stability",
 	};
 	char line[128];
@@ -332,8 +335,6 @@ Test(snapshot, cf_and_storage_attributes)
 	expect(h, "surface_altitude:coordinates = \"lat lon\" ;");
 	expect(h, "land_mask:coordinates = \"lat lon\" ;");
 	expect(h, ":_Format = \"netCDF-4\" ;");
-	expect(h, "x_wind:_ChunkSizes = 1, 8, 16, 16 ;");
-	expect(h, "upward_air_velocity:_ChunkSizes = 1, 8, 16, 16 ;");
 	expect(h, "land_mask:_ChunkSizes = 8, 16, 16 ;");
 	for (size_t k = 0; k < sizeof deflated / sizeof deflated[0]; k++) {
 		snprintf(line, sizeof line, "%s:_DeflateLevel = 1 ;", deflated[k]);
@@ -342,6 +343,173 @@ Test(snapshot, cf_and_storage_attributes)
 		expect(h, line);
 	}
 	free(h);
+}
+
+/* The winds, lat and lon: contiguous, no filter, no quantization (issue
+ * 17: deflating them was most of a write's time). */
+Test(snapshot, winds_and_lat_lon_are_contiguous_and_unfiltered)
+{
+	static const char *const raw[] = { "x_wind", "y_wind", "upward_air_velocity",
+					   "lat", "lon" };
+	static const char *const absent[] = { "_DeflateLevel", "_Shuffle", "_Quantize",
+					      "_ChunkSizes" };
+	char line[128];
+	char *h;
+
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	h = ncdump("-hs");
+	for (size_t k = 0; k < sizeof raw / sizeof raw[0]; k++) {
+		snprintf(line, sizeof line, "%s:_Storage = \"contiguous\" ;", raw[k]);
+		expect(h, line);
+		for (size_t a = 0; a < sizeof absent / sizeof absent[0]; a++) {
+			snprintf(line, sizeof line, "%s:%s", raw[k], absent[a]);
+			cr_expect_null(strstr(h, line), "%s is there", line);
+		}
+	}
+	free(h);
+}
+
+/* west_snapshot_opts_v1, the storage before issue 17 (the benchmark's
+ * "before"): the winds deflated in chunks of 16 x 16 whole columns, lat
+ * and lon deflated, the same values read back. */
+Test(snapshot, v1_options_keep_the_old_storage)
+{
+	static const char *const deflated[] = { "x_wind", "y_wind", "upward_air_velocity",
+						"lat", "lon" };
+	char line[128];
+	char *h;
+
+	make_field("hill.nc", 1234);
+	make_obs();
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, &obs, &west_snapshot_opts_v1, NULL,
+					      err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_snapshot_read(path, &snap, err, sizeof err), WEST_OK, "%s", err);
+	check_grid();
+	check_winds();
+	check_obs();
+	check_report(&snap.report, &f.report);
+	h = ncdump("-hs");
+	expect(h, "x_wind:_ChunkSizes = 1, 8, 16, 16 ;");
+	expect(h, "upward_air_velocity:_ChunkSizes = 1, 8, 16, 16 ;");
+	for (size_t k = 0; k < sizeof deflated / sizeof deflated[0]; k++) {
+		snprintf(line, sizeof line, "%s:_DeflateLevel = 1 ;", deflated[k]);
+		expect(h, line);
+		snprintf(line, sizeof line, "%s:_Shuffle = \"true\" ;", deflated[k]);
+		expect(h, line);
+	}
+	free(h);
+}
+
+Test(snapshot, contradictory_options_refused)
+{
+	struct west_snapshot_opts o = { .deflate = 1, .layout = WEST_SNAPSHOT_CONTIGUOUS };
+	char names[256];
+
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, NULL, &o, NULL, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_assert_not_null(strstr(err, "contiguous variable cannot be deflated"), "%s", err);
+	o = west_snapshot_opts_v1;
+	o.chunk_xy = 0;
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, NULL, &o, NULL, err, sizeof err),
+		     WEST_ERR_INVALID);
+	dir_entries(names, sizeof names);
+	cr_assert_str_eq(names, "", "left: %s", names);
+}
+
+/*
+ * BitRound to nsb bits (the benchmark's quantized rows): every air value
+ * read back within 2^-(nsb+1) of its magnitude (the mantissa rounded to nsb
+ * bits), land still the fill value (read as NaN), and the attribute that
+ * says so.  Snapshots do not quantize; this holds the option to its bound.
+ */
+Test(snapshot, bitround_option_stays_within_its_bound)
+{
+	struct west_snapshot_opts o = west_snapshot_opts_v1;
+	size_t n, changed = 0;
+	float want[3];
+	char *h;
+
+	o.quantize = NC_QUANTIZE_BITROUND, o.nsd = 10;
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write_opts(path, &g, &f, NULL, &o, NULL, err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_assert_eq(west_snapshot_read(path, &snap, err, sizeof err), WEST_OK, "%s", err);
+	n = 0;
+	for (size_t k = 0; k < g.nz; k++)
+		for (size_t j = 0; j < g.ny; j++)
+			for (size_t i = 0; i < g.nx; i++, n++) {
+				const float got[3] = { snap.u[n], snap.v[n], snap.w[n] };
+				if (!west_field_centre(&f, &g, i, j, k, want)) {
+					cr_assert(isnan(got[0]) && isnan(got[1]) && isnan(got[2]));
+					continue;
+				}
+				for (int c = 0; c < 3; c++) {
+					double e = fabs((double)got[c] - want[c]);
+					cr_assert_leq(e, ldexp(fabs(want[c]), -11), "%zu,%zu,%zu: %.9g for %.9g",
+						      i, j, k, got[c], want[c]);
+					changed += e > 0;
+				}
+			}
+	cr_assert_gt(changed, 0, "nothing was rounded");
+	h = ncdump("-h");
+	expect(h, "x_wind:_QuantizeBitRoundNumberOfSignificantBits = 10 ;");
+	free(h);
+}
+
+/* west_field_centres is west_field_centre bit for bit, fill in land. */
+Test(snapshot, centres_of_a_whole_component_match_the_cell_function)
+{
+	float *out, c[3];
+	size_t n;
+
+	make_field("hill.nc", 1);
+	out = malloc(west_grid_ncells(&g) * sizeof *out);
+	cr_assert_not_null(out);
+	for (int comp = 0; comp < 3; comp++) {
+		west_field_centres(&f, &g, comp, -1.5f, out);
+		n = 0;
+		for (size_t k = 0; k < g.nz; k++)
+			for (size_t j = 0; j < g.ny; j++)
+				for (size_t i = 0; i < g.nx; i++, n++) {
+					float want = west_field_centre(&f, &g, i, j, k, c) ? c[comp] : -1.5f;
+					cr_assert_eq(memcmp(&out[n], &want, sizeof want), 0,
+						     "component %d at %zu,%zu,%zu: %.9g, not %.9g", comp,
+						     i, j, k, out[n], want);
+				}
+	}
+	free(out);
+}
+
+/* lat and lon in the file at path: each column (every 7th row, 5th
+ * column) exactly proj.c's inverse of its centre on grid gr; lat[0],
+ * lon[0] returned. */
+static void check_lonlat(const struct west_grid *gr, double *lat0, double *lon0)
+{
+	int ncid, vlat, vlon;
+	size_t n = gr->nx * gr->ny;
+	double *lat = malloc(2 * n * sizeof *lat), *lon = lat + n;
+
+	cr_assert_not_null(lat);
+	cr_assert_eq(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
+	cr_assert_eq(nc_inq_varid(ncid, "lat", &vlat), NC_NOERR);
+	cr_assert_eq(nc_inq_varid(ncid, "lon", &vlon), NC_NOERR);
+	cr_assert_eq(nc_get_var_double(ncid, vlat, lat), NC_NOERR);
+	cr_assert_eq(nc_get_var_double(ncid, vlon, lon), NC_NOERR);
+	nc_close(ncid);
+	for (size_t j = 0; j < gr->ny; j += 7)
+		for (size_t i = 0; i < gr->nx; i += 5) {
+			double wlon, wlat;
+			cr_assert_eq(west_tm_inverse(&gr->crs, gr->x0 + (i + 0.5) * gr->dx,
+						     gr->y0 + (j + 0.5) * gr->dy, &wlon, &wlat,
+						     err, sizeof err), WEST_OK, "%s", err);
+			cr_assert_eq(lat[j * gr->nx + i], wlat, "lat (%zu, %zu)", i, j);
+			cr_assert_eq(lon[j * gr->nx + i], wlon, "lon (%zu, %zu)", i, j);
+		}
+	cr_expect_gt(lat[(gr->ny - 1) * gr->nx], lat[0], "north is up");
+	*lat0 = lat[0], *lon0 = lon[0];
+	free(lat);
 }
 
 /*
@@ -353,33 +521,46 @@ Test(snapshot, cf_and_storage_attributes)
  */
 Test(snapshot, lat_lon_auxiliary_coordinates)
 {
-	int ncid, vlat, vlon;
+	double lat0, lon0;
 
 	make_field("hill.nc", 1);
 	cr_assert(g.crs.has_tm);
 	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
-	cr_assert_eq(nc_inq_varid(ncid, "lat", &vlat), NC_NOERR);
-	cr_assert_eq(nc_inq_varid(ncid, "lon", &vlon), NC_NOERR);
-	size_t n = g.nx * g.ny;
-	double *lat = malloc(2 * n * sizeof *lat), *lon = lat + n;
-	cr_assert_not_null(lat);
-	cr_assert_eq(nc_get_var_double(ncid, vlat, lat), NC_NOERR);
-	cr_assert_eq(nc_get_var_double(ncid, vlon, lon), NC_NOERR);
-	nc_close(ncid);
-	for (size_t j = 0; j < g.ny; j += 7)
-		for (size_t i = 0; i < g.nx; i += 5) {
-			double wlon, wlat;
-			cr_assert_eq(west_tm_inverse(&g.crs, g.x0 + (i + 0.5) * g.dx,
-						     g.y0 + (j + 0.5) * g.dy, &wlon, &wlat,
-						     err, sizeof err), WEST_OK, "%s", err);
-			cr_assert_eq(lat[j * g.nx + i], wlat, "lat (%zu, %zu)", i, j);
-			cr_assert_eq(lon[j * g.nx + i], wlon, "lon (%zu, %zu)", i, j);
-		}
-	cr_expect(lon[0] > 15.0 && lon[0] < 15.001, "lon %g", lon[0]);
-	cr_expect(lat[0] > 41.99 && lat[0] < 42.01, "lat %g", lat[0]);
-	cr_expect_gt(lat[(g.ny - 1) * g.nx], lat[0], "north is up");
-	free(lat);
+	check_lonlat(&g, &lat0, &lon0);
+	cr_expect(lon0 > 15.0 && lon0 < 15.001, "lon %g", lon0);
+	cr_expect(lat0 > 41.99 && lat0 < 42.01, "lat %g", lat0);
+}
+
+/*
+ * lat and lon are kept from one snapshot to the next (snapshot.c): the
+ * same grid again gives the same values, and a grid that differs in
+ * anything they depend on (the origin, the cell size, the central
+ * meridian) gets its own, also after west_snapshot_forget.
+ */
+Test(snapshot, kept_lat_lon_follow_the_grid)
+{
+	double lat0, lon0, lat1, lon1;
+
+	make_field("hill.nc", 1);
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat0, &lon0);
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	cr_assert(lat1 == lat0 && lon1 == lon0);
+	g.y0 += 1000.0;
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	cr_assert_gt(lat1, lat0 + 0.005, "moved 1 km north: %.6f, %.6f", lat1, lat0);
+	g.dx *= 2.0;
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	g.crs.lon0 = 9.0;
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
+	cr_assert_lt(lon1, lon0 - 5.9, "the central meridian moved 6 degrees west");
+	west_snapshot_forget();
+	cr_assert_eq(west_snapshot_write(path, &g, &f, NULL, err, sizeof err), WEST_OK, "%s", err);
+	check_lonlat(&g, &lat1, &lon1);
 }
 
 /* No CRS (hill.asc has no .prj) and no stations: no crs, no station dim. */
