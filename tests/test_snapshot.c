@@ -291,6 +291,19 @@ static void expect(const char *text, const char *want)
 	cr_expect_not_null(strstr(text, want), "ncdump lacks: %s", want);
 }
 
+/* Each of the n variables deflated at level 1 with the shuffle filter, in
+ * ncdump -hs output h. */
+static void expect_deflated(const char *h, const char *const *names, size_t n)
+{
+	char line[128];
+	for (size_t k = 0; k < n; k++) {
+		snprintf(line, sizeof line, "%s:_DeflateLevel = 1 ;", names[k]);
+		expect(h, line);
+		snprintf(line, sizeof line, "%s:_Shuffle = \"true\" ;", names[k]);
+		expect(h, line);
+	}
+}
+
 Test(snapshot, cf_and_storage_attributes)
 {
 	static const char *const deflated[] = {
@@ -298,7 +311,6 @@ Test(snapshot, cf_and_storage_attributes)
 		"station_x", "station_y", "station_height", "station_wind_speed",
 		"station_wind_from_direction", "station_time", "station_stability",
 	};
-	char line[128];
 	char *h;
 
 	make_field("hill.nc", 1);
@@ -336,12 +348,7 @@ Test(snapshot, cf_and_storage_attributes)
 	expect(h, "land_mask:coordinates = \"lat lon\" ;");
 	expect(h, ":_Format = \"netCDF-4\" ;");
 	expect(h, "land_mask:_ChunkSizes = 8, 16, 16 ;");
-	for (size_t k = 0; k < sizeof deflated / sizeof deflated[0]; k++) {
-		snprintf(line, sizeof line, "%s:_DeflateLevel = 1 ;", deflated[k]);
-		expect(h, line);
-		snprintf(line, sizeof line, "%s:_Shuffle = \"true\" ;", deflated[k]);
-		expect(h, line);
-	}
+	expect_deflated(h, deflated, sizeof deflated / sizeof deflated[0]);
 	free(h);
 }
 
@@ -377,7 +384,6 @@ Test(snapshot, v1_options_keep_the_old_storage)
 {
 	static const char *const deflated[] = { "x_wind", "y_wind", "upward_air_velocity",
 						"lat", "lon" };
-	char line[128];
 	char *h;
 
 	make_field("hill.nc", 1234);
@@ -392,12 +398,7 @@ Test(snapshot, v1_options_keep_the_old_storage)
 	h = ncdump("-hs");
 	expect(h, "x_wind:_ChunkSizes = 1, 8, 16, 16 ;");
 	expect(h, "upward_air_velocity:_ChunkSizes = 1, 8, 16, 16 ;");
-	for (size_t k = 0; k < sizeof deflated / sizeof deflated[0]; k++) {
-		snprintf(line, sizeof line, "%s:_DeflateLevel = 1 ;", deflated[k]);
-		expect(h, line);
-		snprintf(line, sizeof line, "%s:_Shuffle = \"true\" ;", deflated[k]);
-		expect(h, line);
-	}
+	expect_deflated(h, deflated, sizeof deflated / sizeof deflated[0]);
 	free(h);
 }
 

@@ -85,6 +85,8 @@
 
 #include "backend.h"
 #include "bench_terrain.h"
+#define BENCH_NAME "snapshot-bench"
+#include "bench_util.h"
 #include "config.h"
 #include "snapshot.h"
 
@@ -116,25 +118,6 @@ struct setting {
 	struct west_snapshot_times ph[SN_MAX_REPS];
 	double size, max_err, max_rel, profile;
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void die(const char *what, const char *err)
-{
-	fprintf(stderr, "snapshot-bench: %s: %s\n", what, err);
-	exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static double median(const double *v, int n)
 {

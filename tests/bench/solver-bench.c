@@ -42,6 +42,8 @@
 
 #include "backend.h"
 #include "bench_terrain.h"
+#define BENCH_NAME "solver-bench"
+#include "bench_util.h"
 #include "multigrid.h"
 
 #define SB_NZ 20
@@ -54,25 +56,6 @@ struct opts {
 	int reps;
 	long sor_max;
 };
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void die(const char *what, const char *err)
-{
-	fprintf(stderr, "solver-bench: %s: %s\n", what, err);
-	exit(1);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* ------------------------------------------------------------- set-up */
 
