@@ -1519,7 +1519,8 @@ Test(westd, long_queries_are_answered_at_once)
 	raw_get(t, 5, &r);
 	cr_expect_eq(r.status, 200, "128 pieces: %ld %s", r.status, r.body);
 	fix_resp_free(&r);
-	strcat(t, "&");
+	free(t);
+	t = target_of(POINT_Q, '&', "", strlen(POINT_Q) + 126);
 	raw_get(t, 5, &r);
 	fix_problem(&r, 400, "bad-parameter", "more than 128 '&'-separated pieces");
 	free(t);
