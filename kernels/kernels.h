@@ -265,6 +265,29 @@ enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *
 /* x = 0 for i < n. */
 enum west_status west_pot_zero_cpu(size_t n, float *x);
 
+/*
+ * Building the hierarchy (src/multigrid.c, multigrid.h's rules): the
+ * geometry of a level (zf: its nz + 1 face heights above the base, m, in
+ * the backend's memory), level 0's face codes from the grid's
+ * transparencies, and a coarse level's six conductances per cell summed
+ * from the fine level's open areas (in double, stored as float).
+ */
+struct west_mgeom {
+	size_t nx, ny, nz;
+	double dx, dy;     /* m */
+	const double *zf;
+};
+
+/* code of every cell of level l0 (l0's other arrays untouched) from g's
+ * tx, ty, tz: bit f when face f is open, WEST_PF_CUT when a side face is
+ * open by a fraction. */
+enum west_status west_mg_codes_cpu(const struct west_kgrid *g, const struct west_plevel *l0);
+
+/* The conductances g of every cell of level cl (geometry ac) from the
+ * level below, fl (geometry af, its fx, fy, fz). */
+enum west_status west_mg_coarse_cpu(const struct west_plevel *fl, const struct west_mgeom *af,
+				    const struct west_plevel *cl, const struct west_mgeom *ac);
+
 /* Vectorized versions of the colour pass, the operator, the restriction,
  * the prolongation, the field update and the right-hand side
  * (potential_simd.c), the CPU backend's: the same results bit for bit
@@ -306,6 +329,8 @@ __typeof__(west_pot_matvec_cpu) west_pot_matvec_cuda;
 __typeof__(west_pot_dot_cpu) west_pot_dot_cuda;
 __typeof__(west_pot_xpby_cpu) west_pot_xpby_cuda;
 __typeof__(west_pot_zero_cpu) west_pot_zero_cuda;
+__typeof__(west_mg_codes_cpu) west_mg_codes_cuda;
+__typeof__(west_mg_coarse_cpu) west_mg_coarse_cuda;
 
 #ifdef __cplusplus
 }

@@ -13,9 +13,10 @@
  * column or level) and the land mask (1 B): 25 B, plus 9 B per column
  * (altitude, ground height above the base, class).
  *
- * The potential solvers' hierarchy (multigrid.h) is built on the host by
- * the first run that needs it and copied up in one block; the field stays
- * on the device while they work on it.
+ * The potential solvers' hierarchy (multigrid.h) is built on the device
+ * (the level shapes on the host, the arrays by the mg_codes and mg_coarse
+ * kernels) by the first run that needs it; the field stays on the device
+ * while they work on it.
  *
  * run: the stations go up through a pinned buffer (one asynchronous copy),
  * the driver (model.c) runs the step kernels of west_kernels_cuda back to
@@ -31,7 +32,7 @@
  * west_kernels_cuda, the table of launchers, also carries device memory
  * (alloc, upload, download, fill, free on the calling thread's stream,
  * each waited for), which tests use instead of CUDA runtime calls;
- * upload_terrain and the hierarchy go up through its upload.
+ * upload_terrain goes up through its upload.
  *
  * Every runtime call is checked.  A state is used by one thread at a time.
  */
@@ -223,6 +224,8 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.pot_dot = west_pot_dot_cuda,
 	.pot_xpby = west_pot_xpby_cuda,
 	.pot_zero = west_pot_zero_cuda,
+	.mg_codes = west_mg_codes_cuda,
+	.mg_coarse = west_mg_coarse_cuda,
 	.sync = cuda_sync,
 	.alloc = cuda_alloc,
 	.upload = cuda_upload,
@@ -406,15 +409,14 @@ static enum west_status cuda_upload_terrain(void *state, const struct west_grid 
 /* ----------------------------------------------------------------- run */
 
 /*
- * The hierarchy for o on the device: built on the host (multigrid.c) by
- * the first run that needs it, and again when eta changes, then copied up
- * in one block.
+ * The hierarchy for o on the device: built there (multigrid.c's
+ * west_mg_build_on over this backend's kernels, the host's byte for byte)
+ * by the first run that needs it, and again when eta changes.
  */
 static enum west_status cuda_hierarchy(struct cuda_state *s, const struct west_solve_opts *o,
 				       char *err, size_t errlen)
 {
-	struct west_mg host;
-	void *dev = NULL;
+	char why[WEST_ERRLEN];
 	enum west_status st;
 
 	if (o->solver == WEST_SOLVER_SOR || (s->mg.nlevels && s->mg.eta == o->eta))
@@ -422,19 +424,12 @@ static enum west_status cuda_hierarchy(struct cuda_state *s, const struct west_s
 	s->bytes -= s->mg.bytes;
 	cudaFree(s->mg.base);
 	memset(&s->mg, 0, sizeof s->mg);
-	if ((st = west_mg_build(&host, s->grid, o->eta, err, errlen)))
-		return st;
-	if (!(st = dev_alloc(s, &dev, host.bytes, "multigrid hierarchy", err, errlen)) &&
-	    (st = cuda_upload(dev, host.base, host.bytes, err, errlen))) {
-		cudaFree(dev);
-		s->bytes -= host.bytes;
-	}
-	if (!st) {
-		west_mg_rebase(&s->mg, &host, dev);
-		s->mg.lv[0].tx = s->d.tx, s->mg.lv[0].ty = s->d.ty;
-	}
-	west_mg_free(&host);
-	return st;
+	st = west_mg_build_on(&west_kernels_cuda, &s->mg, s->grid, &s->kg, o->eta, why,
+			      sizeof why);
+	if (st)
+		return west_fail(err, errlen, st, "cuda backend: multigrid hierarchy: %s", why);
+	s->bytes += s->mg.bytes;
+	return WEST_OK;
 }
 
 /* Offsets in the station buffers: st, stab, pexp, pst, us, vs, end. */

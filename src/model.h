@@ -74,8 +74,9 @@ typedef void (*west_progress_fn)(void *ctx, int step, const struct west_report *
  * reference, so a backend's kernel with another prototype does not
  * compile.  The driver calls every kernel slot but land and transparency
  * (steps 4 and 7 run with the terrain: grid.c, the CUDA backend's
- * upload); tests/test_backends.c runs every slot of every built backend
- * against the CPU reference.
+ * upload) and mg_codes and mg_coarse (the hierarchy's build:
+ * west_mg_build_on); tests/test_backends.c runs every slot of every built
+ * backend against the CPU reference.
  */
 struct west_kernel_ops {
 	const char *backend;   /* the report's backend name */
@@ -99,6 +100,9 @@ struct west_kernel_ops {
 	__typeof__(west_pot_dot_cpu) *pot_dot;
 	__typeof__(west_pot_xpby_cpu) *pot_xpby;
 	__typeof__(west_pot_zero_cpu) *pot_zero;
+	/* building the hierarchy (multigrid.c) */
+	__typeof__(west_mg_codes_cpu) *mg_codes;
+	__typeof__(west_mg_coarse_cpu) *mg_coarse;
 	/* Wait for the queued kernels, so that step times are true (NULL
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "potential_util.h"
+#include "model.h"
+#include "multigrid_util.h"
 
 /* A level's geometry while building: cells, spacings, face heights. */
 struct geom {
@@ -61,16 +62,10 @@ static enum west_status next_geom(struct geom *c, const struct geom *a,
 	return WEST_OK;
 }
 
-/* Distance (m) between the centres either side of face f of cell (., ., k). */
-static double face_dist(const struct geom *a, int f, size_t k)
+/* a's geometry as the kernels take it (zf in host memory). */
+static struct west_mgeom mgeom(const struct geom *a)
 {
-	const double *z = a->zf;
-	switch (f) {
-	case WEST_PF_W: case WEST_PF_E: return a->dx;
-	case WEST_PF_S: case WEST_PF_N: return a->dy;
-	case WEST_PF_B: return k == 0 ? z[1] - z[0] : 0.5 * (z[k + 1] - z[k - 1]);
-	default: return k + 1 == a->nz ? z[k + 1] - z[k] : 0.5 * (z[k + 2] - z[k]);
-	}
+	return (struct west_mgeom){ a->nx, a->ny, a->nz, a->dx, a->dy, a->zf };
 }
 
 /* ------------------------------------------------------------- layout */
@@ -123,93 +118,19 @@ void west_mg_rebase(struct west_mg *out, const struct west_mg *host, void *base)
 
 /* -------------------------------------------------------------- fill */
 
-/* Level 0: open-face codes (and cut bits) from the transparencies, kf and
- * vol by level, and the grid's tx and ty for the cut cells. */
-static void fill_level0(struct west_plevel *l, const struct geom *a,
-			const struct west_grid *g, double eta)
+/* Level 0's kf and vol by level (host arrays of 6 nz and nz floats). */
+static void level0_consts(const struct geom *a, double eta, float *kf, float *vol)
 {
-	unsigned char *code = (unsigned char *)l->code;
-	float *kf = (float *)l->kf, *vol = (float *)l->vol;
-	size_t nx = g->nx, ny = g->ny;
-
+	struct west_mgeom m = mgeom(a);
 	for (size_t k = 0; k < a->nz; k++) {
 		double dz = a->zf[k + 1] - a->zf[k];
 		double c[6] = { a->dy * dz / a->dx, a->dy * dz / a->dx,
 				a->dx * dz / a->dy, a->dx * dz / a->dy,
-				eta * a->dx * a->dy / face_dist(a, WEST_PF_B, k),
-				eta * a->dx * a->dy / face_dist(a, WEST_PF_T, k) };
+				eta * a->dx * a->dy / west_mg_face_dist(&m, WEST_PF_B, k),
+				eta * a->dx * a->dy / west_mg_face_dist(&m, WEST_PF_T, k) };
 		for (int f = 0; f < 6; f++)
 			kf[6 * k + f] = (float)c[f];
 		vol[k] = (float)(a->dx * a->dy * dz);
-	}
-	#pragma omp parallel for schedule(static)
-	for (long r = 0; r < (long)(ny * a->nz); r++) {
-		size_t j = (size_t)r % ny, k = (size_t)r / ny;
-		for (size_t i = 0; i < nx; i++) {
-			size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
-			size_t zb = west_kc(nx, ny, i, j, k);
-			float t[6] = { g->tx[xw], g->tx[xw + 1], g->ty[ys],
-				       g->ty[ys + nx], g->tz[zb], g->tz[zb + nx * ny] };
-			unsigned bits = 0;
-			for (int f = 0; f < 6; f++) {
-				bits |= (t[f] != 0.0f) << f;
-				if (t[f] != 0.0f && t[f] != 1.0f)
-					bits |= 1u << WEST_PF_CUT;
-			}
-			code[west_pslot(l, i, j, k)] = (unsigned char)bits;
-		}
-	}
-	l->tx = g->tx, l->ty = g->ty;
-}
-
-/* Conductance times distance (open area, times eta on z) of face f of
- * cell (i, j, k) of level l with geometry a. */
-static double open_area(const struct west_plevel *l, const struct geom *a, size_t i,
-			size_t j, size_t k, int f)
-{
-	float g[6];
-	west_pconds(l, west_pslot(l, i, j, k), i, j, k, g);
-	return (double)g[f] * face_dist(a, f, k);
-}
-
-/* Face f of coarse cell (I, J, K): the fine faces it covers, summed. */
-static double coarse_face(const struct west_plevel *fl, const struct geom *a,
-			  const struct geom *c, size_t I, size_t J, size_t K, int f)
-{
-	size_t lo[3] = { I * fl->fx, J * fl->fy, K * fl->fz };
-	size_t hi[3] = { lo[0] + fl->fx, lo[1] + fl->fy, lo[2] + fl->fz };
-	size_t n[3] = { a->nx, a->ny, a->nz };
-	int d = f / 2;
-	double sum = 0.0;
-
-	for (int e = 0; e < 3; e++)
-		hi[e] = hi[e] < n[e] ? hi[e] : n[e];
-	/* the face lies on the low or high side of the coarse cell along d */
-	if (f % 2 == 0)
-		hi[d] = lo[d] + 1;
-	else
-		lo[d] = hi[d] - 1;
-	for (size_t k = lo[2]; k < hi[2]; k++)
-		for (size_t j = lo[1]; j < hi[1]; j++)
-			for (size_t i = lo[0]; i < hi[0]; i++)
-				sum += open_area(fl, a, i, j, k, f);
-	return sum / face_dist(c, f, K);
-}
-
-static void fill_coarse(const struct west_plevel *fl, const struct geom *a,
-			const struct west_plevel *cl, const struct geom *c)
-{
-	float *g = (float *)cl->g;
-
-	#pragma omp parallel for schedule(static)
-	for (long r = 0; r < (long)(c->ny * c->nz); r++) {
-		size_t J = (size_t)r % c->ny, K = (size_t)r / c->ny;
-		for (size_t I = 0; I < c->nx; I++) {
-			size_t s = west_pslot(cl, I, J, K);
-			for (int f = 0; f < 6; f++)
-				g[(size_t)f * 2 * cl->ncol + s] =
-					(float)coarse_face(fl, a, c, I, J, K, f);
-		}
 	}
 }
 
@@ -248,10 +169,62 @@ static enum west_status shapes(struct west_mg *mg, struct geom *gm,
 	}
 }
 
-enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
-			       double eta, char *err, size_t errlen)
+/*
+ * The fill in the backend's memory (mg placed in its block): kf and vol
+ * up, every level's face heights up in one buffer, then level 0's codes
+ * and each coarse level's conductances by the table's kernels.
+ */
+static enum west_status fill(const struct west_kernel_ops *ops, struct west_mg *mg,
+			     const struct geom *gm, const struct west_kgrid *kg, double eta,
+			     char *err, size_t errlen)
+{
+	size_t nz0 = gm[0].nz, nzf = 0;
+	float *consts = malloc(7 * nz0 * sizeof *consts);
+	double *zf = NULL;
+	void *dzf = NULL;
+	enum west_status st;
+
+	for (int L = 0; L < mg->nlevels; L++)
+		nzf += gm[L].nz + 1;
+	if (!consts || !(zf = malloc(nzf * sizeof *zf))) {
+		st = west_fail(err, errlen, WEST_ERR_NOMEM, "multigrid: out of memory");
+		goto out;
+	}
+	for (int L = 0, off = 0; L < mg->nlevels; off += (int)gm[L].nz + 1, L++)
+		memcpy(zf + off, gm[L].zf, (gm[L].nz + 1) * sizeof *zf);
+	level0_consts(&gm[0], eta, consts, consts + 6 * nz0);
+	if ((st = ops->upload((void *)mg->lv[0].kf, consts, 6 * nz0 * sizeof *consts, err,
+			      errlen)) ||
+	    (st = ops->upload((void *)mg->lv[0].vol, consts + 6 * nz0, nz0 * sizeof *consts, err,
+			      errlen)) ||
+	    (st = ops->alloc(&dzf, nzf * sizeof *zf, err, errlen)) ||
+	    (st = ops->upload(dzf, zf, nzf * sizeof *zf, err, errlen)) ||
+	    (st = ops->mg_codes(kg, &mg->lv[0])))
+		goto out;
+	for (int L = 0, off = 0; L + 1 < mg->nlevels && !st; off += (int)gm[L].nz + 1, L++) {
+		struct west_mgeom a = mgeom(&gm[L]), c = mgeom(&gm[L + 1]);
+		a.zf = (const double *)dzf + off;
+		c.zf = a.zf + gm[L].nz + 1;
+		st = ops->mg_coarse(&mg->lv[L], &a, &mg->lv[L + 1], &c);
+	}
+	if (!st && ops->sync)
+		st = ops->sync();
+out:
+	if (dzf) {
+		enum west_status fst = ops->free(dzf, err, errlen);
+		st = st ? st : fst;
+	}
+	free(zf);
+	free(consts);
+	return st;
+}
+
+enum west_status west_mg_build_on(const struct west_kernel_ops *ops, struct west_mg *mg,
+				  const struct west_grid *g, const struct west_kgrid *kg,
+				  double eta, char *err, size_t errlen)
 {
 	struct geom gm[WEST_MG_MAX_LEVELS] = { { 0 } };
+	void *block;
 	enum west_status st;
 
 	memset(mg, 0, sizeof *mg);
@@ -259,24 +232,35 @@ enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
 	if ((st = shapes(mg, gm, g, eta, err, errlen)))
 		goto out;
 	mg->bytes = layout(mg, gm, NULL);
-	char *block = calloc(1, mg->bytes);
-	if (!block) {
-		st = west_fail(err, errlen, WEST_ERR_NOMEM,
-			       "multigrid: no memory for the hierarchy (%zu bytes)", mg->bytes);
+	if ((st = ops->alloc(&block, mg->bytes, err, errlen))) {
+		snprintf(err, errlen, "multigrid: no memory for the hierarchy (%zu bytes)",
+			 mg->bytes);
 		goto out;
 	}
 	layout(mg, gm, block);
 	const struct west_plevel *last = &mg->lv[mg->nlevels - 1];
 	mg->coarse_sweeps = (int)(last->nx + last->ny + last->nz) + 4;
-	fill_level0(&mg->lv[0], &gm[0], g, eta);
-	for (int L = 0; L + 1 < mg->nlevels; L++)
-		fill_coarse(&mg->lv[L], &gm[L], &mg->lv[L + 1], &gm[L + 1]);
+	mg->lv[0].tx = kg->tx, mg->lv[0].ty = kg->ty;
+	if (!(st = ops->fill(block, 0, mg->bytes, err, errlen)))
+		st = fill(ops, mg, gm, kg, eta, err, errlen);
+	if (st) {
+		char ignore[WEST_ERRLEN];
+		ops->free(block, ignore, sizeof ignore);
+	}
 out:
 	for (int L = 0; L < WEST_MG_MAX_LEVELS; L++)
 		free(gm[L].zf);
 	if (st)
-		west_mg_free(mg);
+		memset(mg, 0, sizeof *mg);
 	return st;
+}
+
+enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
+			       double eta, char *err, size_t errlen)
+{
+	struct west_kgrid kg = { .nx = g->nx, .ny = g->ny, .nz = g->nz,
+				 .tx = g->tx, .ty = g->ty, .tz = g->tz };
+	return west_mg_build_on(&west_kernels_cpu_ref, mg, g, &kg, eta, err, errlen);
 }
 
 void west_mg_free(struct west_mg *mg)

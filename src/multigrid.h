@@ -57,6 +57,20 @@ struct west_mg {
 enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
 			       double eta, char *err, size_t errlen);
 
+struct west_kernel_ops;
+
+/*
+ * The same in the memory of kernel table ops (model.h): the level shapes
+ * on the host, the block by ops->alloc (free it with ops->free), zeroed,
+ * level 0's kf and vol uploaded, and the rest computed there by
+ * ops->mg_codes and ops->mg_coarse from kg's transparencies (kg: g's
+ * kernel view with its arrays in that memory; level 0's tx and ty point
+ * at kg's).  The result is west_mg_build's byte for byte.
+ */
+enum west_status west_mg_build_on(const struct west_kernel_ops *ops, struct west_mg *mg,
+				  const struct west_grid *g, const struct west_kgrid *kg,
+				  double eta, char *err, size_t errlen);
+
 /* out = host's hierarchy with its pointers moved into the block at base
  * (a copy of host->base's bytes, e.g. in device memory).  Level 0's tx and
  * ty are not in the block: the caller points them at its copy of the

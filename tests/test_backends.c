@@ -103,6 +103,9 @@
  *    factor 9; one lost element or block moves the sum by ~1e-6 of it or
  *    more.  p.q and e.b of level 0 (a few thousand elements), and 2^20 + 3
  *    elements (more than the GPU's grid-stride reduction has threads).
+ *  - mg_build: the hierarchy built by the backend's mg_codes and mg_coarse
+ *    (west_mg_build_on) is the host's build byte for byte: integer codes,
+ *    and the conductances' sums in double in one order on both sides.
  *  - memory: what goes up comes down unchanged; a fill sets every byte.
  *
  * Adding a backend: its name in BACKENDS.  Adding a kernel: its slot in
@@ -939,6 +942,40 @@ static void check_pot_apply(struct tcase *c)
 	expect_same_block(c, &d, "pot_apply (block untouched)");
 }
 
+/* The hierarchy built in the backend's memory by its mg_codes and
+ * mg_coarse (west_mg_build_on) against the host's build of the same grid
+ * and eta (the CPU references): the same layout, every byte equal. */
+static void check_mg_build(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg h, d, moved;
+	char err[WEST_ERRLEN] = "";
+	unsigned char *got;
+
+	cr_assert_eq(west_mg_build(&h, &c->g, c->h.eta, err, sizeof err), WEST_OK, "%s", err);
+	launched("mg_build", west_mg_build_on(be.k, &d, &c->g, &dk, c->h.eta, err, sizeof err));
+	cr_assert_eq(d.bytes, h.bytes, "%s: %zu bytes, host %zu", context, d.bytes, h.bytes);
+	cr_assert_eq(d.nlevels, h.nlevels);
+	cr_assert_eq(d.coarse_sweeps, h.coarse_sweeps);
+	west_mg_rebase(&moved, &h, d.base);
+	for (int L = 0; L < h.nlevels; L++)
+		cr_assert(moved.lv[L].code == d.lv[L].code && moved.lv[L].g == d.lv[L].g &&
+			  moved.lv[L].e == d.lv[L].e && moved.lv[L].nx == d.lv[L].nx &&
+			  moved.lv[L].fz == d.lv[L].fz, "%s: level %d laid out otherwise", context, L);
+	cr_assert(d.lv[0].tx == dk.tx && d.lv[0].ty == dk.ty, "%s: level 0's tx, ty", context);
+	got = hbuf(h.bytes);
+	be_download(got, d.base, h.bytes);
+	for (size_t i = 0; i < h.bytes; i++)
+		if (got[i] != ((unsigned char *)h.base)[i]) {
+			char where[96] = "";
+			locate(&h, i, where, sizeof where);
+			cr_assert_fail("%s: mg_build: byte %zu of %zu differs, at %s", context, i,
+				       h.bytes, where);
+		}
+	cr_assert_eq(be.k->free(d.base, err, sizeof err), WEST_OK, "%s", err);
+	west_mg_free(&h);
+}
+
 /* q = p + beta q over n = 2 ncol, then q = 0 over n - 1 (the last stays). */
 static void check_pot_xpby_zero(struct tcase *c)
 {
@@ -1022,7 +1059,8 @@ static void check_pot_dot(struct tcase *c)
 	X(b, pot_coarse)                     \
 	X(b, pot_matvec)                     \
 	X(b, pot_xpby_zero)                  \
-	X(b, pot_dot)
+	X(b, pot_dot)                        \
+	X(b, mg_build)
 
 #define CASE_TEST(backend, name)                                              \
 	Test(backend, name)                                                   \
