@@ -492,7 +492,7 @@ static enum west_status open_all(struct westd *d, char *err, size_t errlen)
 		return st;
 	west_solve_opts_from_config(&o, &d->conf);
 	st = west_worker_start(&d->worker, d->be, d->state, d->grid, &o, &d->store, &hooks,
-			       err, errlen);
+			       (unsigned)d->conf.field_pool, err, errlen);
 	if (st)
 		return st;
 	d->worker_on = 1;

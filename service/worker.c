@@ -25,7 +25,8 @@ static void solve(struct west_worker *w, struct west_obs_set *set, unsigned long
 	pthread_mutex_lock(&w->lock);
 	o = w->opts;
 	pthread_mutex_unlock(&w->lock);
-	st = west_field_init(&f, &w->grid->g, err, sizeof err);
+	st = w->pool ? west_field_pool_get(w->pool, &f, &w->grid->g, err, sizeof err)
+		     : west_field_init(&f, &w->grid->g, err, sizeof err);
 	if (!st)
 		st = w->be->run(w->state, set, &o, &f, NULL, NULL, err, sizeof err);
 	if (!st && !(p = west_published_new(&f, set, w->grid)))
@@ -121,7 +122,7 @@ static void *loop(void *arg)
 enum west_status west_worker_start(struct west_worker *w, const struct west_backend *be,
 				   void *state, struct west_shared_grid *g,
 				   const struct west_solve_opts *o, struct west_store *store,
-				   const struct west_worker_hooks *hooks,
+				   const struct west_worker_hooks *hooks, unsigned pool_keep,
 				   char *err, size_t errlen)
 {
 	int rc;
@@ -130,12 +131,16 @@ enum west_status west_worker_start(struct west_worker *w, const struct west_back
 	w->be = be, w->state = state, w->store = store, w->opts = *o;
 	if (hooks)
 		w->hooks = *hooks;
+	if (pool_keep &&
+	    !(w->pool = west_field_pool_new(be->host ? be->host : &west_host_malloc, pool_keep)))
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "worker: out of memory");
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->wake, NULL);
 	pthread_cond_init(&w->idle, NULL);
 	w->grid = west_shared_grid_hold(g);
 	rc = pthread_create(&w->thread, NULL, loop, w);
 	if (rc) {
+		west_field_pool_release(w->pool);
 		west_shared_grid_release(w->grid);
 		pthread_cond_destroy(&w->idle);
 		pthread_cond_destroy(&w->wake);
@@ -226,6 +231,7 @@ void west_worker_stop(struct west_worker *w)
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
+	west_field_pool_release(w->pool);   /* freed once the last field is */
 	west_shared_grid_release(w->grid);
 	pthread_cond_destroy(&w->idle);
 	pthread_cond_destroy(&w->wake);

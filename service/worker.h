@@ -68,14 +68,17 @@ struct west_worker {
 	char new_grid_err[WEST_ERRLEN];
 	int stop;
 	struct west_worker_stats st;
+	struct west_field_pool *pool;        /* the fields' buffers, or NULL */
 };
 
 /* Start the thread; be must have state with g's terrain uploaded.  The
- * worker takes a reference on g; hooks may be NULL. */
+ * worker takes a reference on g; hooks may be NULL.  pool_keep > 0: the
+ * fields are solved into buffers of a field pool over be's host memory
+ * (fieldpool.h) keeping that many idle; 0: each field is allocated. */
 enum west_status west_worker_start(struct west_worker *w, const struct west_backend *be,
 				   void *state, struct west_shared_grid *g,
 				   const struct west_solve_opts *o, struct west_store *store,
-				   const struct west_worker_hooks *hooks,
+				   const struct west_worker_hooks *hooks, unsigned pool_keep,
 				   char *err, size_t errlen);
 
 /*

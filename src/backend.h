@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "field.h"
+#include "fieldpool.h"
 #include "grid.h"
 #include "model.h"
 #include "obs.h"
@@ -49,6 +50,9 @@ struct west_backend {
 	/* Its kernels and memory operations (model.h), for callers that run
 	 * kernels themselves: tests/test_backends.c. */
 	const struct west_kernel_ops *kernels;
+	/* Host memory for the fields it solves into (fieldpool.h): page-locked
+	 * on CUDA, which run() then copies the field straight into. */
+	const struct west_host_alloc *host;
 };
 
 extern const struct west_backend west_backend_cpu;

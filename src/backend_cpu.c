@@ -233,4 +233,5 @@ const struct west_backend west_backend_cpu = {
 	.describe = cpu_describe,
 	.device_bytes = cpu_device_bytes,
 	.kernels = &west_kernels_cpu,
+	.host = &west_host_malloc,
 };

@@ -543,11 +543,28 @@ static enum west_status download(struct cuda_state *s, void *dst, const void *sr
 	return st;
 }
 
+/* The field's arrays from the device: into page-locked memory (a pool's
+ * buffer: fieldpool.h) by one asynchronous copy each, waited for at once;
+ * into other memory through the staging buffers. */
 static enum west_status download_field(struct cuda_state *s, struct west_field *f,
 				       char *err, size_t errlen)
 {
 	const struct west_grid *g = s->grid;
 	enum west_status st;
+	if (f->pinned) {
+		struct { void *dst; const void *src; size_t bytes; } a[] = {
+			{ f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float) },
+			{ f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float) },
+			{ f->w, s->d.w, west_grid_nzfaces(g) * sizeof(float) },
+			{ f->stability, s->d.cls, g->nx * g->ny },
+		};
+		for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+			WEST_CUDA_TRY(cudaMemcpyAsync(a[i].dst, a[i].src, a[i].bytes,
+						      cudaMemcpyDeviceToHost, cudaStreamPerThread),
+				      err, errlen);
+		WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
+		return WEST_OK;
+	}
 	if ((st = download(s, f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float), err, errlen)) ||
 	    (st = download(s, f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float), err, errlen)) ||
 	    (st = download(s, f->w, s->d.w, west_grid_nzfaces(g) * sizeof(float), err, errlen)))
@@ -605,6 +622,29 @@ static size_t cuda_device_bytes(void *state)
 	return s->bytes + s->sta_bytes;
 }
 
+/* Page-locked host memory for fields (fieldpool.h); NULL when CUDA has
+ * none to give (the pool then says the field is out of memory). */
+static void *pinned_alloc(size_t bytes)
+{
+	void *p = NULL;
+	cudaError_t e = cudaMallocHost(&p, bytes);
+	if (e != cudaSuccess) {
+		west_log(WEST_LOG_ERR, "cuda backend: %zu bytes of page-locked memory: %s", bytes,
+			 cudaGetErrorString(e));
+		return NULL;
+	}
+	return p;
+}
+
+static void pinned_free(void *p)
+{
+	cudaError_t e = cudaFreeHost(p);
+	if (e != cudaSuccess)
+		west_log(WEST_LOG_ERR, "cuda backend: cudaFreeHost: %s", cudaGetErrorString(e));
+}
+
+static const struct west_host_alloc pinned = { pinned_alloc, pinned_free, 1 };
+
 const struct west_backend west_backend_cuda = {
 	.name = "cuda",
 	.probe = cuda_probe,
@@ -615,4 +655,5 @@ const struct west_backend west_backend_cuda = {
 	.describe = cuda_describe,
 	.device_bytes = cuda_device_bytes,
 	.kernels = &west_kernels_cuda,
+	.host = &pinned,
 };

@@ -75,6 +75,7 @@ enum west_conf_key {
 	WEST_CONF_SNAPSHOT_DIR,
 	WEST_CONF_SNAPSHOT_KEEP,
 	WEST_CONF_SNAPSHOT_INTERVAL,
+	WEST_CONF_FIELD_POOL,
 	WEST_CONF_UI_AGE_WARN,
 	WEST_CONF_UI_AGE_ALERT,
 	WEST_CONF_NKEYS
@@ -127,6 +128,7 @@ struct west_config {
 	char snapshot_dir[WEST_CONF_PATH_MAX]; /* "" = no snapshots */
 	long snapshot_keep;                 /* newest snapshots kept */
 	double snapshot_interval;           /* s; 0 = after each new field */
+	long field_pool;                    /* idle field buffers kept (fieldpool.h) */
 	/* the map page (GET /ui/) */
 	double ui_age_warn, ui_age_alert;   /* s since the valid time; 0 = off */
 	unsigned char set[WEST_CONF_NKEYS]; /* 1 where a file or --set gave it */

@@ -3,6 +3,7 @@
  * the names of the WEST steps, and the report as JSON.
  */
 #include "field.h"
+#include "fieldpool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,10 +52,14 @@ enum west_status west_field_init(struct west_field *f, const struct west_grid *g
 
 void west_field_free(struct west_field *f)
 {
-	free(f->u);
-	free(f->v);
-	free(f->w);
-	free(f->stability);
+	if (f->pool) {
+		west_field_pool_put(f->pool, f);
+	} else {
+		free(f->u);
+		free(f->v);
+		free(f->w);
+		free(f->stability);
+	}
 	memset(f, 0, sizeof *f);
 }
 

@@ -81,11 +81,18 @@ struct west_field {
 				     * down to the ground (query.h) */
 	long long valid_time;       /* s since 1970-01-01T00:00:00Z */
 	struct west_report report;
+	/* where the arrays live: NULL, each malloc'd (west_field_init); or a
+	 * pool's buffer (fieldpool.h), u at its start, which west_field_free
+	 * gives back; pinned: page-locked memory a device copies straight
+	 * into */
+	struct west_field_pool *pool;
+	int pinned;
 };
 
 /* Allocate the arrays for grid g (contents undefined); zeroed on error. */
 enum west_status west_field_init(struct west_field *f, const struct west_grid *g,
 				 char *err, size_t errlen);
+/* Free f's arrays, or give its buffer back to its pool; f zeroed. */
 void west_field_free(struct west_field *f);
 
 /*

@@ -185,7 +185,7 @@ Test(config, table)
 		"api_token", "api_token_file", "read_auth", "max_field_age",
 		"state_dir", "observations_keep", "obs_max_age", "obs_max_future", "spool_dir",
 		"spool_scan_interval", "snapshot_dir", "snapshot_keep",
-		"snapshot_interval", "ui_age_warn", "ui_age_alert",
+		"snapshot_interval", "field_pool", "ui_age_warn", "ui_age_alert",
 	};
 	/* the keys a reload cannot change: those fixed at start (the backend,
 	 * the listening socket and its limits, the directories) */
@@ -194,7 +194,7 @@ Test(config, table)
 		WEST_CONF_MAX_CONNECTIONS, WEST_CONF_PER_IP_CONNECTIONS,
 		WEST_CONF_CONNECTION_TIMEOUT, WEST_CONF_STATE_DIR,
 		WEST_CONF_OBSERVATIONS_KEEP, WEST_CONF_SPOOL_DIR,
-		WEST_CONF_SNAPSHOT_DIR,
+		WEST_CONF_SNAPSHOT_DIR, WEST_CONF_FIELD_POOL,
 	};
 
 	cr_assert_eq(west_config_nkeys(), WEST_CONF_NKEYS);

@@ -57,7 +57,7 @@ static void start(long iterations)
 	cr_assert_eq(west_backend_cpu.upload_terrain(state, &sgrid->g, err, sizeof err), WEST_OK,
 		     "%s", err);
 	cr_assert_eq(west_worker_start(&worker, &west_backend_cpu, state, sgrid, &o, &store,
-				       &hooks, err, sizeof err), WEST_OK, "%s", err);
+				       &hooks, 2, err, sizeof err), WEST_OK, "%s", err);
 }
 
 static void finish(void)

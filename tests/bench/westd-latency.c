@@ -15,6 +15,7 @@
  * Usage:
  *   westd-latency WESTD_BINARY [--backend cpu|cuda] [--grid R1|R4|R16|R64]
  *                 [--posts N] [--iterations N] [--solver sor|multigrid]
+ *                 [--field-pool N]
  *   defaults: cpu, R16, 20 posts, sor with 200 iterations and tolerance 0;
  *   --solver multigrid solves each set to the default tolerance, 1e-4.
  * Build (in the repository root, after a build of build/cpu):
@@ -102,6 +103,7 @@ struct opts {
 	int posts;
 	long iterations;
 	const char *solver;        /* "sor" (tolerance 0) or "multigrid" (1e-4) */
+	long field_pool;           /* westd's field_pool, or -1: its default */
 };
 
 /* One keep-alive client and its last answer. */
@@ -331,8 +333,8 @@ static void dump_log(const struct daemon *d)
 /* The child: westd --foreground with the benchmark's settings. */
 static void exec_westd(const struct daemon *d, const struct opts *o, int port)
 {
-	char s[11][600];
-	const char *argv[26];
+	char s[12][600];
+	const char *argv[28];
 	int n = 0, fd = open(d->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 
 	snprintf(s[0], sizeof s[0], "terrain=%s/terrain.asc", d->dir);
@@ -346,9 +348,10 @@ static void exec_westd(const struct daemon *d, const struct opts *o, int port)
 	snprintf(s[8], sizeof s[8], "dz=20");
 	snprintf(s[9], sizeof s[9], "solver=%s", o->solver);
 	snprintf(s[10], sizeof s[10], "obs_max_age=0"); /* sets dated from LB_TIME */
+	snprintf(s[11], sizeof s[11], "field_pool=%ld", o->field_pool);
 	argv[n++] = o->westd;
 	argv[n++] = "--foreground";
-	for (int i = 0; i < 11; i++) {
+	for (int i = 0; i < (o->field_pool >= 0 ? 12 : 11); i++) {
 		argv[n++] = "--set";
 		argv[n++] = s[i];
 	}
@@ -688,7 +691,10 @@ static void print_head(struct run *r, double livez, double field_rt)
 	printf("- load average (1, 5, 15 min) at the start: %s; at the end: %s\n", r->load0,
 	       load1);
 	printf("- command: westd-latency %s --backend %s --grid %s --posts %d --iterations %ld "
-	       "--solver %s\n", o->westd, o->backend, o->grid, o->posts, o->iterations, o->solver);
+	       "--solver %s", o->westd, o->backend, o->grid, o->posts, o->iterations, o->solver);
+	if (o->field_pool >= 0)
+		printf(" --field-pool %ld", o->field_pool);
+	printf("\n");
 	printf("- grid: %s, %zux%zux20 = %.2f M cells, dx = dy = %g m, dz 20 m; solver %s, %s; "
 	       "snapshots on (each post waits for the previous snapshot)\n",
 	       o->grid, o->nx, o->nx, (double)o->nx * (double)o->nx * 20.0 / 1e6, d, o->solver,
@@ -767,9 +773,9 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: westd-latency WESTD_BINARY [--backend cpu|cuda] "
 		"[--grid R1|R4|R16|R64] [--posts N] [--iterations N]\n"
-		"       [--solver sor|multigrid]\n"
+		"       [--solver sor|multigrid] [--field-pool N]\n"
 		"  defaults: cpu, R16, 20 posts, sor: 200 iterations (tolerance 0);\n"
-		"  multigrid: to tolerance 1e-4\n");
+		"  multigrid: to tolerance 1e-4; westd's own field_pool\n");
 	return 2;
 }
 
@@ -801,7 +807,7 @@ static int grid_nx(const char *g, size_t *nx)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){ .backend = "cpu", .grid = "R16", .nx = 400, .posts = 20,
-			    .iterations = 200, .solver = "sor" };
+			    .iterations = 200, .solver = "sor", .field_pool = -1 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int ok = 1;
@@ -826,6 +832,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--solver")) {
 			o->solver = v;
 			ok = !strcmp(v, "sor") || !strcmp(v, "multigrid");
+		} else if (!strcmp(a, "--field-pool")) {
+			o->field_pool = parse_long(v, 0, 64);
+			ok = o->field_pool >= 0;
 		} else {
 			ok = 0;
 		}
