@@ -1,10 +1,11 @@
 /*
- * potential_simd.c: the CPU backend's colour pass, operator and
- * restriction of the potential form of step 8 (kernels.h), vectorized:
- * the three kernels that make most of a multigrid V-cycle's work.  The
- * references (potential.c) stay the definition and are kept and compared
- * (tests/test_backends.c, tests/test_potential.c): these give the same
- * results bit for bit.
+ * potential_simd.c: the CPU backend's right-hand side, field update,
+ * colour pass, operator, restriction and prolongation of the potential
+ * form of step 8 (kernels.h), vectorized: most of a multigrid V-cycle's
+ * work.  The references (potential.c, divmin.c) stay the definition and
+ * are kept and compared (tests/test_backends.c, tests/test_potential.c):
+ * these give the same results bit for bit (the right-hand side's sum of
+ * D^2 to OpenMP's order of its threads' partial sums, as the reference's).
  *
  * How.  A colour's cells of one row are contiguous in the per-colour
  * storage, and so are their neighbours of the other colour: the west and
@@ -12,20 +13,23 @@
  * the others in the rows beside.  So VL cells at a time load their
  * neighbours with plain vector loads, and each lane evaluates the
  * reference's per-cell body (potential_util.h) in the same order: the
- * conductances from the face code, sum = ((0 + G_W nb_W) + G_E nb_E) + ...,
- * diag = ((G_W + G_E) + G_S) + ..., then the update.  GCC's and clang's
- * vector extensions do IEEE binary32 per lane, and with -ffp-contract=off
- * nothing is fused, so each lane gives the reference's bits.  What the
- * vector path does not take, the reference's scalar body does: the first
- * and last cell of a row when it lies on the west or east boundary, a
- * row's last partial group, and every group holding a cut cell (its side
- * faces read transparencies by cell: they are few, near the ground).
- * Rows on the south, north, bottom or top boundary use zeros for the
- * missing neighbours, as the reference does.
+ * conductances from the face code (a cut cell's side faces times their
+ * transparencies, every other lane's times 1, which keeps every bit),
+ * sum = ((0 + G_W nb_W) + G_E nb_E) + ..., diag = ((G_W + G_E) + G_S) +
+ * ..., then the update.  GCC's and clang's vector extensions do IEEE
+ * binary32 per lane, and with -ffp-contract=off nothing is fused, so each
+ * lane gives the reference's bits.  The reference's scalar body takes the
+ * first and last cell of a row when it lies on the west or east boundary,
+ * and rows shorter than a vector; a row's last group overlaps the one
+ * before it.  Rows on the south, north, bottom or top boundary use zeros
+ * for the missing neighbours, as the reference does.  The cell-wise
+ * kernels (field update, right-hand side, prolongation) work on rows put
+ * in i order first.
  *
  * On x86-64 the vector code is built for AVX2 and runs on processors that
- * have it (__builtin_cpu_supports); others run the references.  Rows run
- * in parallel as in the references.
+ * have it (__builtin_cpu_supports); others run the references.  Elsewhere
+ * the vectors map to what the target has.  Rows run in parallel as in the
+ * references.
  */
 #include <math.h>
 #include <stdint.h>
@@ -39,9 +43,7 @@ typedef float vf __attribute__((vector_size(4 * VL)));
 typedef int32_t vi __attribute__((vector_size(4 * VL)));
 typedef uint32_t vu __attribute__((vector_size(4 * VL)));
 
-/* On x86-64 the vector code is built for AVX2 and runs where the processor
- * has it (checked once per call: a cached flag); elsewhere the reference
- * runs.  Other targets map the vectors to what they have. */
+/* AVX2 on x86-64, checked at each call (a cached flag); see the top. */
 #if defined(__x86_64__)
 #define VEC __attribute__((target("avx2")))
 #define VEC_OK() __builtin_cpu_supports("avx2")
