@@ -59,6 +59,16 @@ static void solve(struct west_worker *w, struct west_obs_set *set, unsigned long
 	west_obs_set_free(set);
 }
 
+/* The pool's idle buffers made for grid g now, on the worker's thread, so
+ * that the first fields cost what later ones do; a failure only logged
+ * (fields then allocate as they come). */
+static void fill_pool(struct west_worker *w, const struct west_grid *g)
+{
+	char err[WEST_ERRLEN];
+	if (w->pool && west_field_pool_fill(w->pool, g, err, sizeof err))
+		west_log(WEST_LOG_WARNING, "worker: %s", err);
+}
+
 /* Upload set_grid's request on this thread (the lock held on entry and
  * exit, released while the backend works). */
 static void change_grid(struct west_worker *w)
@@ -72,6 +82,8 @@ static void change_grid(struct west_worker *w)
 	if (st && w->be->upload_terrain(w->state, &w->grid->g, err2, sizeof err2))
 		west_log(WEST_LOG_ERR, "worker: the old grid does not upload again "
 			 "either: %s", err2);
+	if (!st)
+		fill_pool(w, &g->g);
 	pthread_mutex_lock(&w->lock);
 	if (!st) {
 		west_shared_grid_release(w->grid);
@@ -96,6 +108,7 @@ static void *loop(void *arg)
 		west_log(WEST_LOG_DEBUG, "worker: cannot lower its priority: %s",
 			 strerror(errno));
 
+	fill_pool(w, &w->grid->g);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		while (!w->stop && !w->st.pending_id && !w->new_grid)

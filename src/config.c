@@ -220,9 +220,9 @@ static const struct conf_row rows[] = {
 		"snapshot_interval", CONF_DOUBLE, FIELD(snapshot_interval), 0, 1e7, 0,
 		NULL, "0", 1, "s between snapshots (0 = after each new field)" },
 	[WEST_CONF_FIELD_POOL] = {
-		"field_pool", CONF_LONG, FIELD(field_pool), 0, 64, 0, NULL, "2", 0,
-		"idle field buffers kept for the next fields (page-locked on CUDA; 0 = "
-		"allocate each field)" },
+		"field_pool", CONF_LONG, FIELD(field_pool), 0, 64, 0, NULL, "10", 0,
+		"field buffers made at start and kept idle for the next fields "
+		"(page-locked on CUDA; 0 = allocate each field)" },
 	[WEST_CONF_UI_AGE_WARN] = {
 		"ui_age_warn", CONF_DOUBLE, FIELD(ui_age_warn), 0, 1e9, 0, NULL,
 		"1800", 1, "s; the map page shows the field's age amber past it (0 = never)" },

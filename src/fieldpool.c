@@ -121,6 +121,37 @@ enum west_status west_field_pool_get(struct west_field_pool *p, struct west_fiel
 	return WEST_OK;
 }
 
+enum west_status west_field_pool_fill(struct west_field_pool *p, const struct west_grid *g,
+				      char *err, size_t errlen)
+{
+	size_t off[4], bytes = block_bytes(g, off);
+
+	for (;;) {
+		void *block;
+		pthread_mutex_lock(&p->lock);
+		if (bytes != p->bytes) {
+			drop_idle(p);
+			p->bytes = bytes;
+		}
+		int full = p->nidle >= p->keep;
+		pthread_mutex_unlock(&p->lock);
+		if (full)
+			return WEST_OK;
+		if (!(block = p->a.alloc(bytes)))
+			return west_fail(err, errlen, WEST_ERR_NOMEM,
+					 "field pool: out of memory for an idle buffer of %zu bytes",
+					 bytes);
+		pthread_mutex_lock(&p->lock);
+		if (p->nidle < p->keep && bytes == p->bytes) {
+			p->idle[p->nidle++] = block, block = NULL;
+			p->made++;
+		}
+		pthread_mutex_unlock(&p->lock);
+		if (block)
+			p->a.free(block);
+	}
+}
+
 void west_field_pool_put(struct west_field_pool *p, struct west_field *f)
 {
 	size_t off[4];

@@ -48,6 +48,13 @@ void west_field_pool_release(struct west_field_pool *p);
 enum west_status west_field_pool_get(struct west_field_pool *p, struct west_field *f,
 				     const struct west_grid *g, char *err, size_t errlen);
 
+/* Allocate idle buffers for grid g until `keep` are idle (idle ones of
+ * another size freed first), so that the next fields allocate nothing:
+ * at start and after a terrain reload.  WEST_ERR_NOMEM when the allocator
+ * has no more (the buffers made so far stay). */
+enum west_status west_field_pool_fill(struct west_field_pool *p, const struct west_grid *g,
+				      char *err, size_t errlen);
+
 /* f's buffer back to its pool (west_field_free calls this). */
 void west_field_pool_put(struct west_field_pool *p, struct west_field *f);
 

@@ -235,3 +235,52 @@ Test(fieldpool, threads_get_and_free_at_once)
 		  "made %llu reused %llu idle %u out %u", s.made, s.reused, s.idle, s.out);
 	west_field_pool_release(p);
 }
+
+/* Filled at start: the next `keep` fields allocate nothing; a fill for
+ * another grid replaces the idle buffers; a fill that runs out of memory
+ * says so and keeps what it made. */
+Test(fieldpool, fill_makes_the_buffers_beforehand)
+{
+	struct west_grid g1 = grid(6, 4, 3), g2 = grid(20, 10, 3);
+	struct west_field_pool *p = west_field_pool_new(&west_host_malloc, 3);
+	struct west_field f[3];
+	char err[WEST_ERRLEN] = "";
+
+	cr_assert_eq(west_field_pool_fill(p, &g1, err, sizeof err), WEST_OK, "%s", err);
+	struct west_field_pool_stats s = stats(p);
+	cr_assert(s.made == 3 && s.idle == 3, "made %llu idle %u", s.made, s.idle);
+	for (int i = 0; i < 3; i++)
+		get(p, &f[i], &g1);
+	s = stats(p);
+	cr_assert(s.made == 3 && s.reused == 3 && s.idle == 0, "made %llu reused %llu idle %u",
+		  s.made, s.reused, s.idle);
+	for (int i = 0; i < 3; i++)
+		west_field_free(&f[i]);
+	cr_assert_eq(west_field_pool_fill(p, &g1, err, sizeof err), WEST_OK);
+	cr_assert_eq(stats(p).made, 3, "a full pool makes nothing");
+	cr_assert_eq(west_field_pool_fill(p, &g2, err, sizeof err), WEST_OK);
+	s = stats(p);
+	cr_assert(s.made == 6 && s.idle == 3, "made %llu idle %u", s.made, s.idle);
+	west_field_pool_release(p);
+}
+
+static int allowed;
+
+static void *two_only(size_t bytes)
+{
+	return allowed-- > 0 ? malloc(bytes) : NULL;
+}
+
+Test(fieldpool, fill_out_of_memory_is_named)
+{
+	const struct west_host_alloc a = { two_only, free, 0 };
+	struct west_grid g = grid(5, 5, 2);
+	struct west_field_pool *p = west_field_pool_new(&a, 4);
+	char err[WEST_ERRLEN] = "";
+
+	allowed = 2;
+	cr_assert_eq(west_field_pool_fill(p, &g, err, sizeof err), WEST_ERR_NOMEM);
+	cr_assert(strstr(err, "field pool: out of memory for an idle buffer") != NULL, "%s", err);
+	cr_assert_eq(stats(p).idle, 2);
+	west_field_pool_release(p);
+}
