@@ -87,6 +87,21 @@ static inline void fuzz_obs_check(const struct west_obs_set *set, const struct w
 		    set->times.received, o->received);
 }
 
+/* The parser's outcome s: an accepted set checked, a refused one empty and
+ * named. */
+static inline void fuzz_obs_outcome(enum west_status s, const struct west_obs_set *set,
+				    const struct west_obs_opts *o, const char *err)
+{
+	if (s == WEST_OK) {
+		fuzz_obs_check(set, o);
+	} else {
+		FUZZ_ASSERT(set->n == 0 && set->obs == NULL, "a refused set holds %zu stations",
+			    set->n);
+		FUZZ_ASSERT(err[0] != '\0', "refused (%s) without a message",
+			    west_status_str(s));
+	}
+}
+
 static inline int fuzz_obs_one(fuzz_obs_parse_fn parse, const uint8_t *data, size_t size)
 {
 	static const size_t max_stations[4] = { 0, 1, 3, 100 };
@@ -106,15 +121,9 @@ static inline int fuzz_obs_one(fuzz_obs_parse_fn parse, const uint8_t *data, siz
 				    .max_stations = max_stations[(data[0] >> 2) & 3],
 				    .received = t_noon };
 	s = parse((const char *)data + 1, size - 1, &o, &set, err, sizeof err);
-	if (s == WEST_OK) {
-		fuzz_obs_check(&set, &o);
+	fuzz_obs_outcome(s, &set, &o, err);
+	if (s == WEST_OK)
 		(void)west_obs_max_speed(&set);
-	} else {
-		FUZZ_ASSERT(set.n == 0 && set.obs == NULL, "a refused set holds %zu stations",
-			    set.n);
-		FUZZ_ASSERT(err[0] != '\0', "refused (%s) without a message",
-			    west_status_str(s));
-	}
 	west_obs_set_free(&set);
 	return 0;
 }
