@@ -174,6 +174,6 @@ void west_field_pool_put(struct west_field_pool *p, struct west_field *f)
 void west_field_pool_stats(struct west_field_pool *p, struct west_field_pool_stats *s)
 {
 	pthread_mutex_lock(&p->lock);
-	*s = (struct west_field_pool_stats){ p->made, p->reused, p->nidle, p->out, p->bytes };
+	*s = (struct west_field_pool_stats){ p->made, p->reused, p->nidle, p->out };
 	pthread_mutex_unlock(&p->lock);
 }

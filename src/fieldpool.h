@@ -62,7 +62,6 @@ struct west_field_pool_stats {
 	unsigned long long made;     /* buffers allocated */
 	unsigned long long reused;   /* gets served by an idle buffer */
 	unsigned idle, out;          /* buffers idle now; lent to fields now */
-	size_t bytes;                /* the current grid's bytes per buffer */
 };
 void west_field_pool_stats(struct west_field_pool *p, struct west_field_pool_stats *s);
 
