@@ -61,6 +61,16 @@ static void drop_idle(struct west_field_pool *p)
 		p->a.free(p->idle[--p->nidle]);
 }
 
+/* Buffers of `bytes` from now on: idle ones of another grid are of no
+ * use (the lock held). */
+static void for_grid(struct west_field_pool *p, size_t bytes)
+{
+	if (bytes != p->bytes) {
+		drop_idle(p);
+		p->bytes = bytes;
+	}
+}
+
 static void destroy(struct west_field_pool *p)
 {
 	drop_idle(p);
@@ -91,10 +101,7 @@ enum west_status west_field_pool_get(struct west_field_pool *p, struct west_fiel
 
 	memset(f, 0, sizeof *f);
 	pthread_mutex_lock(&p->lock);
-	if (bytes != p->bytes) {   /* another grid: the idle ones are of no use */
-		drop_idle(p);
-		p->bytes = bytes;
-	}
+	for_grid(p, bytes);
 	if (p->nidle) {
 		block = p->idle[--p->nidle];
 		p->reused++;
@@ -129,10 +136,7 @@ enum west_status west_field_pool_fill(struct west_field_pool *p, const struct we
 	for (;;) {
 		void *block;
 		pthread_mutex_lock(&p->lock);
-		if (bytes != p->bytes) {
-			drop_idle(p);
-			p->bytes = bytes;
-		}
+		for_grid(p, bytes);
 		int full = p->nidle >= p->keep;
 		pthread_mutex_unlock(&p->lock);
 		if (full)
