@@ -395,10 +395,13 @@ static enum west_status load_grid(const struct west_config *c,
 
 static enum west_status open_backend(struct westd *d, char *err, size_t errlen)
 {
+	enum west_backend_choice choice;
 	enum west_status st;
 
-	st = west_backend_select((enum west_backend_choice)d->conf.backend, &d->be,
-				 d->backend_note, sizeof d->backend_note, err, errlen);
+	st = west_backend_choice_of(&d->conf, &choice, err, errlen);
+	if (!st)
+		st = west_backend_select(choice, &d->be, d->backend_note,
+					 sizeof d->backend_note, err, errlen);
 	if (!st)
 		st = d->be->init(&d->state, err, errlen);
 	if (!st)

@@ -4,7 +4,7 @@
  *   west grid [--terrain FILE] [--config FILE] [--set KEY=VALUE]...
  *             [--backend auto|cpu|cuda] [--json]
  *   west run  --obs FILE --out FILE.nc [--terrain FILE] [--config FILE]
- *             [--set KEY=VALUE]... [--backend NAME]
+ *             [--set KEY=VALUE]... [--backend NAME] [--devices LIST]
  *             [--solver multigrid|sor|sor-potential] [--iterations N]
  *             [--cycles N] [--tolerance X] [--omega W]
  *             [--indexing masked|compact] [--time T [--time-window S]]
@@ -13,7 +13,7 @@
  *   west info FILE.nc [--json]
  *
  * The configuration is the defaults, then the --config file, then every
- * --set and model option in command-line order (--backend, --solver,
+ * --set and model option in command-line order (--backend, --devices, --solver,
  * --iterations, --cycles, --tolerance, --omega and --indexing are --set of
  * the key of that name, so their values are checked by the config table),
  * then --terrain.  This
@@ -37,7 +37,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: west grid [--terrain FILE] [--config FILE] [--set KEY=VALUE]... [--backend NAME] [--json]\n"
 	      "       west run --obs FILE --out FILE.nc [--terrain FILE] [--config FILE] [--set KEY=VALUE]...\n"
-	      "                [--backend NAME] [--solver multigrid|sor|sor-potential]\n"
+	      "                [--backend NAME] [--devices LIST]\n"
+	      "                [--solver multigrid|sor|sor-potential]\n"
 	      "                [--iterations N] [--cycles N] [--tolerance X] [--omega W]\n"
 	      "                [--indexing masked|compact] [--time T [--time-window S]]\n"
 	      "                [--geotiff FILE.tif [--height M]]\n"
@@ -58,6 +59,8 @@ static void usage(FILE *f)
 	      "  -c, --config FILE      config file (see conf/westd.conf; default: built-in defaults)\n"
 	      "  -s, --set KEY=VALUE    override one config key (repeatable, applied after --config)\n"
 	      "  -b, --backend NAME     auto, cpu or cuda (same as --set backend=NAME)\n"
+	      "      --devices LIST     auto, cuda:0, or cpu listed N times: the grid cut into N\n"
+	      "                         slabs solved together (--set devices=LIST)\n"
 	      "      --solver NAME      divergence minimization: multigrid (default), sor (the\n"
 	      "                         paper's velocity form) or sor-potential (--set solver=NAME)\n"
 	      "      --iterations N     most red-black iterations of the sor solvers\n"
@@ -89,7 +92,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_ITER = 256, OPT_SOLVER, OPT_CYCLES, OPT_TOL, OPT_OMEGA, OPT_INDEXING, OPT_JSON,
-       OPT_PROGRESS, OPT_TIME, OPT_WINDOW, OPT_GEOTIFF, OPT_HEIGHT };
+       OPT_PROGRESS, OPT_TIME, OPT_WINDOW, OPT_GEOTIFF, OPT_HEIGHT, OPT_DEVICES };
 
 static const struct option longopts[] = {
 	{"terrain", required_argument, 0, 't'}, {"config", required_argument, 0, 'c'},
@@ -101,6 +104,7 @@ static const struct option longopts[] = {
 	{"tolerance", required_argument, 0, OPT_TOL},
 	{"omega", required_argument, 0, OPT_OMEGA},
 	{"indexing", required_argument, 0, OPT_INDEXING},
+	{"devices", required_argument, 0, OPT_DEVICES},
 	{"json", no_argument, 0, OPT_JSON}, {"progress", no_argument, 0, OPT_PROGRESS},
 	{"time", required_argument, 0, OPT_TIME},
 	{"time-window", required_argument, 0, OPT_WINDOW},
@@ -163,6 +167,7 @@ static int take_option(struct opts *o, int c)
 	case OPT_HEIGHT: return take_height(o, optarg);
 	case 's': return add_set(o, "--set", NULL, optarg);
 	case 'b': return add_set(o, "--backend", "backend", optarg);
+	case OPT_DEVICES: return add_set(o, "--devices", "devices", optarg);
 	case OPT_SOLVER: return add_set(o, "--solver", "solver", optarg);
 	case OPT_ITER: return add_set(o, "--iterations", "iterations", optarg);
 	case OPT_CYCLES: return add_set(o, "--cycles", "cycles", optarg);
@@ -291,10 +296,13 @@ int west_cli_setup_backend(const struct west_config *c, const struct west_grid *
 			   struct setup *s)
 {
 	char err[WEST_ERRLEN];
+	enum west_backend_choice choice;
 	enum west_status st;
 
-	st = west_backend_select((enum west_backend_choice)c->backend, &s->be,
-				 s->note, sizeof s->note, err, sizeof err);
+	st = west_backend_choice_of(c, &choice, err, sizeof err);
+	if (!st)
+		st = west_backend_select(choice, &s->be, s->note, sizeof s->note, err,
+					 sizeof err);
 	if (!st)
 		st = s->be->init(&s->state, err, sizeof err);
 	if (!st)

@@ -59,3 +59,26 @@ enum west_status west_backend_select(enum west_backend_choice choice,
 	west_log(WEST_LOG_NOTICE, "%s", note);
 	return WEST_OK;
 }
+
+enum west_status west_backend_choice_of(const struct west_config *c,
+					enum west_backend_choice *out, char *err,
+					size_t errlen)
+{
+	static const char *const names[] = { "auto", "cpu", "cuda" };
+	struct west_devices d;
+	enum west_backend_choice want;
+	char why[WEST_ERRLEN];
+
+	*out = (enum west_backend_choice)c->backend;
+	if (west_devices_parse(c->devices, &d, why, sizeof why))
+		return west_fail(err, errlen, WEST_ERR_INVALID, "devices: %s", why);
+	if (!d.n)
+		return WEST_OK;
+	want = d.cuda ? WEST_BACKEND_CUDA : WEST_BACKEND_CPU;
+	if (*out != WEST_BACKEND_AUTO && *out != want)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "backend = %s and devices = %s disagree (set backend = auto, "
+				 "or leave devices = auto)", names[*out], c->devices);
+	*out = want;
+	return WEST_OK;
+}

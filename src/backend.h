@@ -72,6 +72,13 @@ enum west_status west_backend_probe(const char *name, char *err, size_t errlen);
  * /v1/status).  cpu always succeeds; cuda fails with WEST_ERR_UNSUPPORTED
  * and the reason when it is not built or not usable here.
  */
+/* The backend config c asks for: its devices list's when that is not auto
+ * (cpu partitions: the CPU backend; cuda:0: CUDA), else its backend key;
+ * the two must agree when both are set. */
+enum west_status west_backend_choice_of(const struct west_config *c,
+					enum west_backend_choice *out, char *err,
+					size_t errlen);
+
 enum west_status west_backend_select(enum west_backend_choice choice,
 				     const struct west_backend **out,
 				     char *note, size_t notelen,

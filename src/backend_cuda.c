@@ -588,6 +588,10 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 				 "cuda backend: no terrain uploaded, or the field is not of its grid");
 	if (obs->n == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "cuda backend: no observations");
+	if (o->partitions > 1)
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "cuda backend: several partitions on a GPU are not built yet "
+				 "(docs/design.md section 5)");
 	struct west_work wk = {
 		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
 		.mg = &s->mg,

@@ -56,6 +56,7 @@ enum conf_type {
 	CONF_DOUBLE,
 	CONF_DOUBLE_AUTO,
 	CONF_LEVELS,
+	CONF_DEVICES,
 };
 
 struct conf_row {
@@ -118,6 +119,10 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_BACKEND] = {
 		"backend", CONF_ENUM, FIELD(backend), 0, 0, 0, backend_words,
 		"auto", 0, "compute backend (auto = CUDA when a GPU answers)" },
+	[WEST_CONF_DEVICES] = {
+		"devices", CONF_DEVICES, FIELD(devices), 0, 0, 0, NULL, "auto", 0,
+		"auto (the backend key decides), or partitions: cpu listed N times "
+		"cuts the grid into N slabs; cuda:0 alone" },
 	[WEST_CONF_LOG_LEVEL] = {
 		"log_level", CONF_LOGLEVEL, FIELD(log_level), 0, 0, 0, NULL, "info",
 		1, "most verbose level logged" },
@@ -286,6 +291,61 @@ static enum west_status parse_string(const struct conf_ctx *x,
 				 x->where, r->name, n, r->size - 1);
 	memcpy(field(r, c), v, n + 1);
 	return WEST_OK;
+}
+
+enum west_status west_devices_parse(const char *v, struct west_devices *d, char *err,
+				    size_t errlen)
+{
+	const char *p = v;
+
+	*d = (struct west_devices){ 0 };
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strcasecmp(p, "auto") == 0)
+		return WEST_OK;
+	for (;;) {
+		size_t n;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		n = strcspn(p, ",");
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n == 3 && strncasecmp(p, "cpu", 3) == 0)
+			d->cpu++;
+		else if (n == 6 && strncasecmp(p, "cuda:0", 6) == 0)
+			d->cuda++;
+		else if (n > 5 && strncasecmp(p, "cuda:", 5) == 0 &&
+			 strspn(p + 5, "0123456789") == n - 5)
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "'%.*s': westd computes on CUDA device 0 only (cuda:0)",
+					 (int)(n < 40 ? n : 40), p);
+		else
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "'%.*s' is not auto, cpu or cuda:0",
+					 (int)(n < 40 ? n : 40), p);
+		if (++d->n > 16)
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "more than 16 partitions");
+		p += strcspn(p, ",");
+		if (!*p++)
+			break;
+	}
+	if (d->cuda && d->n > 1)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "several partitions with a CUDA device are not built yet "
+				 "(docs/design.md section 5): list cpu partitions, or cuda:0 alone");
+	return WEST_OK;
+}
+
+static enum west_status parse_devices(const struct conf_ctx *x, const struct conf_row *r,
+				      const char *v, struct west_config *c)
+{
+	struct west_devices d;
+	char why[WEST_ERRLEN];
+	if (west_devices_parse(v, &d, why, sizeof why))
+		return west_fail(x->err, x->errlen, WEST_ERR_INVALID, "%s: %s: %s", x->where,
+				 r->name, why);
+	return parse_string(x, r, v, c);
 }
 
 static enum west_status not_one_of(const struct conf_ctx *x,
@@ -501,6 +561,7 @@ static enum west_status parse_value(const struct conf_ctx *x,
 	switch (r->type) {
 	case CONF_STRING: return parse_string(x, r, v, c);
 	case CONF_ENUM: return parse_enum(x, r, v, c);
+	case CONF_DEVICES: return parse_devices(x, r, v, c);
 	case CONF_LOGLEVEL: return parse_loglevel(x, r, v, c);
 	case CONF_LONG:
 	case CONF_LLONG: return parse_integer(x, r, v, c);
@@ -794,6 +855,7 @@ static int same_value(const struct conf_row *r, const struct west_config *a,
 
 	switch (r->type) {
 	case CONF_STRING:
+	case CONF_DEVICES:
 		return strcmp(fa, fb) == 0;
 	case CONF_DOUBLE:
 	case CONF_DOUBLE_AUTO:
@@ -873,7 +935,8 @@ static void write_value(FILE *f, const struct conf_row *r,
 	double d;
 
 	switch (r->type) {
-	case CONF_STRING: write_string(f, v); break;
+	case CONF_STRING:
+	case CONF_DEVICES: write_string(f, v); break;
 	case CONF_ENUM: fputs(enum_word(r, *(const int *)v), f); break;
 	case CONF_LOGLEVEL:
 		fputs(west_log_level_name((enum west_log_level)*(const int *)v), f);

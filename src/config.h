@@ -43,6 +43,7 @@ enum west_conf_key {
 	WEST_CONF_MAX_CELLS,
 	WEST_CONF_TERRAIN_FACES,
 	WEST_CONF_BACKEND,
+	WEST_CONF_DEVICES,
 	WEST_CONF_LOG_LEVEL,
 	WEST_CONF_MAX_STATIONS,
 	WEST_CONF_ALLOW_OUTSIDE,
@@ -95,6 +96,7 @@ struct west_config {
 	long long max_cells;                /* refuse grids with more 3D cells */
 	int terrain_faces;                  /* enum west_terrain_faces */
 	int backend;                        /* enum west_backend_choice */
+	char devices[256];                  /* "auto" or a list (west_devices_parse) */
 	int log_level;                      /* enum west_log_level */
 	long max_stations;                  /* refuse larger observation sets */
 	int allow_outside;                  /* 1: accept stations off the grid */
@@ -142,6 +144,20 @@ enum west_status west_config_load(struct west_config *c, const char *path,
 				  char *err, size_t errlen);
 
 /* Apply one "key=value" (the daemon's --set); origin prefixes errors. */
+/*
+ * The config key devices: "auto" (n = 0: the backend key decides), or a
+ * comma-separated list of partitions, each "cpu" (the CPU backend; listed
+ * two or more times, the grid is cut into that many slabs, parts.h) or
+ * "cuda:0" (the CUDA backend, alone: several partitions on GPUs are not
+ * built yet, docs/design.md section 5).  Fails with a message naming the
+ * entry.
+ */
+struct west_devices {
+	int n, cpu, cuda;   /* entries; of them cpu and cuda:0 */
+};
+enum west_status west_devices_parse(const char *v, struct west_devices *d, char *err,
+				    size_t errlen);
+
 enum west_status west_config_set(struct west_config *c, const char *assignment,
 				 const char *origin, char *err, size_t errlen);
 

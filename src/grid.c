@@ -338,3 +338,39 @@ size_t west_grid_bytes(const struct west_grid *g)
 	       (west_grid_nxfaces(g) + west_grid_nyfaces(g) + west_grid_nzfaces(g)) *
 	       sizeof(float);
 }
+
+/* rows [j0, j1) (plus `extra` more face rows) of each of n planes of an
+ * array of `row` elements per row and ny (+ extra) rows per plane. */
+static void *slab_rows(const void *src, size_t elem, size_t row, size_t ny, size_t extra,
+		       size_t n, size_t j0, size_t j1)
+{
+	size_t rows = j1 - j0 + extra, bytes = rows * row * elem;
+	char *out = malloc(n * bytes > 0 ? n * bytes : 1);
+	for (size_t k = 0; out && k < n; k++)
+		memcpy(out + k * bytes, (const char *)src + ((ny + extra) * k + j0) * row * elem,
+		       bytes);
+	return out;
+}
+
+enum west_status west_grid_slab(const struct west_grid *g, size_t j0, size_t j1,
+				struct west_grid *out, char *err, size_t errlen)
+{
+	size_t nx = g->nx, nz = g->nz;
+	*out = *g;
+	memset(&out->crs, 0, sizeof out->crs);
+	out->ny = j1 - j0;
+	out->y0 = g->y0 + (double)j0 * g->dy;
+	out->zf = malloc((nz + 1) * sizeof *out->zf);
+	out->terrain = slab_rows(g->terrain, sizeof(float), nx, g->ny, 0, 1, j0, j1);
+	out->land = slab_rows(g->land, 1, nx, g->ny, 0, nz, j0, j1);
+	out->tx = slab_rows(g->tx, sizeof(float), nx + 1, g->ny, 0, nz, j0, j1);
+	out->ty = slab_rows(g->ty, sizeof(float), nx, g->ny, 1, nz, j0, j1);
+	out->tz = slab_rows(g->tz, sizeof(float), nx, g->ny, 0, nz + 1, j0, j1);
+	if (!out->zf || !out->terrain || !out->land || !out->tx || !out->ty || !out->tz) {
+		west_grid_free(out);
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for rows %zu to %zu",
+				 j0, j1);
+	}
+	memcpy(out->zf, g->zf, (nz + 1) * sizeof *out->zf);
+	return WEST_OK;
+}

@@ -137,6 +137,12 @@ enum west_status west_grid_load(struct west_grid *g, const char *path,
 
 void west_grid_free(struct west_grid *g);
 
+/* out = rows [j0, j1) of g as a grid of its own (a partition's slab,
+ * parts.h): the terrain, land mask and transparencies of those rows (the
+ * y-faces j0 to j1), y0 moved up, no CRS; free with west_grid_free. */
+enum west_status west_grid_slab(const struct west_grid *g, size_t j0, size_t j1,
+				struct west_grid *out, char *err, size_t errlen);
+
 /* Bytes the grid's arrays take on the host. */
 size_t west_grid_bytes(const struct west_grid *g);
 

@@ -26,6 +26,10 @@ void west_solve_opts_from_config(struct west_solve_opts *o,
 	o->indexing = (enum west_indexing)c->indexing;
 	o->check_interval = c->check_interval;
 	o->land_use = (enum west_land_use)c->land_use;
+	struct west_devices d;
+	char ignore[WEST_ERRLEN];
+	o->partitions = !west_devices_parse(c->devices, &d, ignore, sizeof ignore) &&
+			d.cpu >= 2 ? d.cpu : 1;
 }
 
 const float *west_power_exponents(enum west_land_use use)
@@ -153,7 +157,10 @@ static void step_report(struct run *x, int step, double seconds)
 
 static enum west_status step_done(struct run *x, int step)
 {
-	enum west_status st = x->ops->sync ? x->ops->sync() : WEST_OK;
+	enum west_status st = WEST_OK;
+	for (int p = 0; p < x->ps->n && !st; p++)
+		if (x->ps->part[p].ops->sync)
+			st = x->ps->part[p].ops->sync();
 	double t = now_seconds();
 	if (st)
 		return st;
@@ -183,42 +190,56 @@ static void report_init(struct west_report *r, const struct west_grid *g,
 	r->h = h, r->u_ref = u_ref;
 }
 
-/* The steps in model order; 4 and 7 were done with the terrain. */
+/* One kernel call on every partition (k its table, wk its work, p it). */
+#define EACH_PART(x, st, call) \
+	for (struct west_part *p = (x)->ps->part; !(st) && p < (x)->ps->part + (x)->ps->n; p++) { \
+		const struct west_kernel_ops *k = p->ops; \
+		struct west_work *wk = &p->wk; \
+		(void)k, (void)wk; \
+		st = (call); \
+	}
+
+/* The steps in model order; 4 and 7 were done with the terrain.  Steps 1
+ * and 2 take the whole grid's columns (the stations' own columns may lie
+ * in any slab). */
 static enum west_status steps(struct run *x, const struct west_solve_opts *o)
 {
-	struct west_work *wk = x->wk;
-	const struct west_kgrid *kg = &wk->kg;
-	const struct west_kernel_ops *k = x->ops;
-	enum west_status st;
+	const struct west_work *w0 = &x->ps->part[0].wk;
+	enum west_status st = WEST_OK;
 
-	if ((st = k->stability(kg, wk->ns, wk->st, wk->stab, wk->cls)) ||
-	    (st = step_done(x, WEST_STEP_STABILITY)) ||
-	    (st = k->extrapolate(kg, wk->ns, wk->st, wk->cls, wk->pexp, wk->pst)) ||
-	    (st = step_done(x, WEST_STEP_EXTRAPOLATE)) ||
-	    (st = k->initialize(kg, wk->ns, wk->st, wk->us, wk->vs, wk->w)) ||
-	    (st = step_done(x, WEST_STEP_INITIALIZE)))
+	EACH_PART(x, st, k->stability(&p->cols, wk->ns, wk->st, wk->stab, wk->cls));
+	if (st || (st = step_done(x, WEST_STEP_STABILITY)))
 		return st;
-	step_report(x, WEST_STEP_LAND, wk->land_seconds);
-	if ((st = k->interpolate(kg, wk->ns, wk->st, wk->pst, wk->us, wk->vs, wk->u, wk->v)) ||
-	    (st = step_done(x, WEST_STEP_INTERPOLATE)) ||
-	    (st = k->speed_zero(kg, wk->u, wk->v, wk->w)) ||
-	    (st = step_done(x, WEST_STEP_SPEED_ZERO)))
+	EACH_PART(x, st, k->extrapolate(&p->cols, wk->ns, wk->st, wk->cls, wk->pexp, wk->pst));
+	if (st || (st = step_done(x, WEST_STEP_EXTRAPOLATE)))
 		return st;
-	step_report(x, WEST_STEP_TRANSPARENCY, wk->transparency_seconds);
-	if ((st = west_minimize(x, o)) || (st = step_done(x, WEST_STEP_DIVMIN)) ||
-	    (st = k->divremoval(kg, wk->u, wk->v, wk->w)) ||
-	    (st = west_measure(x, &x->r->final)))
+	EACH_PART(x, st, k->initialize(&wk->kg, wk->ns, wk->st, wk->us, wk->vs, wk->w));
+	if (st || (st = step_done(x, WEST_STEP_INITIALIZE)))
+		return st;
+	step_report(x, WEST_STEP_LAND, w0->land_seconds);
+	EACH_PART(x, st, k->interpolate(&wk->kg, wk->ns, wk->st, wk->pst, wk->us, wk->vs,
+					wk->u, wk->v));
+	if (st || (st = step_done(x, WEST_STEP_INTERPOLATE)))
+		return st;
+	EACH_PART(x, st, k->speed_zero(&wk->kg, wk->u, wk->v, wk->w));
+	if (st || (st = step_done(x, WEST_STEP_SPEED_ZERO)))
+		return st;
+	step_report(x, WEST_STEP_TRANSPARENCY, w0->transparency_seconds);
+	if ((st = west_minimize(x, o)) || (st = step_done(x, WEST_STEP_DIVMIN)))
+		return st;
+	EACH_PART(x, st, k->divremoval(&wk->kg, wk->u, wk->v, wk->w));
+	if (st || (st = west_measure(x, &x->r->final)))
 		return st;
 	return step_done(x, WEST_STEP_DIVREMOVAL);
 }
 
-enum west_status west_model_solve(const struct west_kernel_ops *ops,
-				  struct west_work *wk, const struct west_grid *g,
-				  const struct west_solve_opts *o, double u_ref,
-				  struct west_report *r, west_progress_fn progress,
-				  void *ctx, char *err, size_t errlen)
+enum west_status west_model_solve_parts(struct west_parts *ps, const struct west_grid *g,
+					const struct west_solve_opts *o, double u_ref,
+					struct west_report *r, west_progress_fn progress,
+					void *ctx, char *err, size_t errlen)
 {
-	struct run x = { ops, wk, r, progress, ctx, now_seconds(), -1.0, 0 };
+	struct run x = { ps, r, progress, ctx, now_seconds(), -1.0, 0 };
+	const struct west_work *wk = &ps->part[0].wk;
 	double t_start = x.t0;
 	enum west_status st;
 
@@ -234,11 +255,29 @@ enum west_status west_model_solve(const struct west_kernel_ops *ops,
 				 o->solver == WEST_SOLVER_MULTIGRID ? "multigrid" : "sor-potential",
 				 o->eta);
 	report_init(r, g, o, u_ref);
-	snprintf(r->backend, sizeof r->backend, "%s", ops->backend);
+	snprintf(r->backend, sizeof r->backend, "%s", ps->part[0].ops->backend);
 	st = steps(&x, o);
 	r->total_seconds = now_seconds() - t_start;
 	if (st)
 		return west_fail(err, errlen, st, "model: %s failed",
 				 west_step_name(x.step));
 	return WEST_OK;
+}
+
+enum west_status west_model_solve(const struct west_kernel_ops *ops,
+				  struct west_work *wk, const struct west_grid *g,
+				  const struct west_solve_opts *o, double u_ref,
+				  struct west_report *r, west_progress_fn progress,
+				  void *ctx, char *err, size_t errlen)
+{
+	struct west_parts one;
+	double *sums = malloc(wk->kg.ny * sizeof *sums);
+	enum west_status st;
+
+	if (!sums)
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "model: out of memory");
+	west_parts_one(&one, ops, wk, sums);
+	st = west_model_solve_parts(&one, g, o, u_ref, r, progress, ctx, err, errlen);
+	free(sums);
+	return st;
 }

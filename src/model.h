@@ -55,6 +55,8 @@ struct west_solve_opts {
 	enum west_indexing indexing;
 	long check_interval;      /* iterations between convergence checks */
 	enum west_land_use land_use;
+	int partitions;           /* slabs of the grid on the CPU backend (config
+				     devices: cpu listed that many times), >= 1 */
 };
 
 void west_solve_opts_from_config(struct west_solve_opts *o,
@@ -199,5 +201,15 @@ enum west_status west_model_solve(const struct west_kernel_ops *ops,
 				  const struct west_solve_opts *o, double u_ref,
 				  struct west_report *r, west_progress_fn progress,
 				  void *ctx, char *err, size_t errlen);
+
+struct west_parts;
+
+/* The same over a set of partitions (parts.h), their stations in place
+ * (west_parts_stations); the field stays in the partitions
+ * (west_parts_field brings it together). */
+enum west_status west_model_solve_parts(struct west_parts *ps, const struct west_grid *g,
+					const struct west_solve_opts *o, double u_ref,
+					struct west_report *r, west_progress_fn progress,
+					void *ctx, char *err, size_t errlen);
 
 #endif

@@ -7,14 +7,15 @@
 #define WEST_MODEL_INTERNAL_H
 
 #include "model.h"
+#include "parts.h"
 
 /* The multigrid smoother's over-relaxation (solvers.c says why 1.15). */
 #define WEST_MG_OMEGA 1.15
 
-/* One solve in progress. */
+/* One solve in progress, over a set of partitions (parts.h; one for the
+ * one-device solve). */
 struct run {
-	const struct west_kernel_ops *ops;
-	struct west_work *wk;
+	struct west_parts *ps;
 	struct west_report *r;
 	west_progress_fn progress;
 	void *ctx;

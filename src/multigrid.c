@@ -80,13 +80,13 @@ static void *take(char *base, size_t *off, size_t bytes)
 }
 
 /* Point every array of mg into the block at base; returns its bytes. */
-static size_t layout(struct west_mg *mg, const struct geom *gm, char *base)
+static size_t layout(struct west_mg *mg, const struct geom *gm, int tail, char *base)
 {
 	size_t off = 0;
 	for (int L = 0; L < mg->nlevels; L++) {
 		struct west_plevel *l = &mg->lv[L];
 		size_t n = 2 * l->ncol;
-		if (L == 0) {
+		if (L == 0 && !tail) {
 			l->code = take(base, &off, n);
 			l->kf = take(base, &off, 6 * gm[0].nz * sizeof(float));
 			l->vol = take(base, &off, gm[0].nz * sizeof(float));
@@ -143,9 +143,12 @@ static void level_shape(struct west_plevel *l, const struct geom *a)
 	l->ncol = l->hx * l->ny * l->nz;
 }
 
-/* The levels' shapes and geometries into mg and gm (zf arrays owned). */
+/* The levels' shapes and geometries into mg and gm (zf arrays owned): by
+ * the coarsening rule, or with plan (not NULL) plan's factors for its first
+ * nlev levels (a partition's: multigrid.h). */
 static enum west_status shapes(struct west_mg *mg, struct geom *gm,
 			       const struct west_grid *g, double eta,
+			       const struct west_mg *plan, int nlev,
 			       char *err, size_t errlen)
 {
 	gm[0] = (struct geom){ g->nx, g->ny, g->nz, g->dx, g->dy,
@@ -158,8 +161,13 @@ static enum west_status shapes(struct west_mg *mg, struct geom *gm,
 		unsigned f[3];
 		struct west_plevel *l = &mg->lv[L];
 		level_shape(l, &gm[L]);
-		if (L + 1 == WEST_MG_MAX_LEVELS ||
-		    l->nx * l->ny * l->nz <= WEST_MG_COARSEST_CELLS || !coarsen(&gm[L], eta, f))
+		if (plan) {
+			if (L + 1 == nlev)
+				return WEST_OK;
+			f[0] = plan->lv[L].fx, f[1] = plan->lv[L].fy, f[2] = plan->lv[L].fz;
+		} else if (L + 1 == WEST_MG_MAX_LEVELS ||
+			   l->nx * l->ny * l->nz <= WEST_MG_COARSEST_CELLS ||
+			   !coarsen(&gm[L], eta, f))
 			return WEST_OK;
 		l->fx = f[0], l->fy = f[1], l->fz = f[2];
 		enum west_status st = next_geom(&gm[L + 1], &gm[L], f, err, errlen);
@@ -172,7 +180,9 @@ static enum west_status shapes(struct west_mg *mg, struct geom *gm,
 /*
  * The fill in the backend's memory (mg placed in its block): kf and vol
  * up, every level's face heights up in one buffer, then level 0's codes
- * and each coarse level's conductances by the table's kernels.
+ * (kg not NULL; for a tail, whose first level's conductances are already
+ * there, kg is NULL) and each coarser level's conductances by the table's
+ * kernels.
  */
 static enum west_status fill(const struct west_kernel_ops *ops, struct west_mg *mg,
 			     const struct geom *gm, const struct west_kgrid *kg, double eta,
@@ -193,13 +203,13 @@ static enum west_status fill(const struct west_kernel_ops *ops, struct west_mg *
 	for (int L = 0, off = 0; L < mg->nlevels; off += (int)gm[L].nz + 1, L++)
 		memcpy(zf + off, gm[L].zf, (gm[L].nz + 1) * sizeof *zf);
 	level0_consts(&gm[0], eta, consts, consts + 6 * nz0);
-	if ((st = ops->upload((void *)mg->lv[0].kf, consts, 6 * nz0 * sizeof *consts, err,
-			      errlen)) ||
-	    (st = ops->upload((void *)mg->lv[0].vol, consts + 6 * nz0, nz0 * sizeof *consts, err,
-			      errlen)) ||
+	if ((kg && ((st = ops->upload((void *)mg->lv[0].kf, consts, 6 * nz0 * sizeof *consts,
+				      err, errlen)) ||
+		    (st = ops->upload((void *)mg->lv[0].vol, consts + 6 * nz0,
+				      nz0 * sizeof *consts, err, errlen)))) ||
 	    (st = ops->alloc(&dzf, nzf * sizeof *zf, err, errlen)) ||
 	    (st = ops->upload(dzf, zf, nzf * sizeof *zf, err, errlen)) ||
-	    (st = ops->mg_codes(kg, &mg->lv[0])))
+	    (kg && (st = ops->mg_codes(kg, &mg->lv[0]))))
 		goto out;
 	for (int L = 0, off = 0; L + 1 < mg->nlevels && !st; off += (int)gm[L].nz + 1, L++) {
 		struct west_mgeom a = mgeom(&gm[L]), c = mgeom(&gm[L + 1]);
@@ -219,37 +229,106 @@ out:
 	return st;
 }
 
-enum west_status west_mg_build_on(const struct west_kernel_ops *ops, struct west_mg *mg,
-				  const struct west_grid *g, const struct west_kgrid *kg,
-				  double eta, char *err, size_t errlen)
+static void free_geoms(struct geom *gm)
 {
-	struct geom gm[WEST_MG_MAX_LEVELS] = { { 0 } };
+	for (int L = 0; L < WEST_MG_MAX_LEVELS; L++)
+		free(gm[L].zf), gm[L].zf = NULL;
+}
+
+/*
+ * mg's block by ops (its shapes and gm set; tail: its first level is a
+ * coarse one), zeroed, first (not NULL) called to put the tail's first
+ * conductances there, then filled.
+ */
+static enum west_status place(const struct west_kernel_ops *ops, struct west_mg *mg,
+			      const struct geom *gm, const struct west_kgrid *kg, double eta,
+			      int tail, west_mg_first_fn first, void *ctx,
+			      char *err, size_t errlen)
+{
 	void *block;
 	enum west_status st;
 
-	memset(mg, 0, sizeof *mg);
-	mg->eta = eta;
-	if ((st = shapes(mg, gm, g, eta, err, errlen)))
-		goto out;
-	mg->bytes = layout(mg, gm, NULL);
+	mg->bytes = layout(mg, gm, tail, NULL);
 	if ((st = ops->alloc(&block, mg->bytes, err, errlen))) {
 		snprintf(err, errlen, "multigrid: no memory for the hierarchy (%zu bytes)",
 			 mg->bytes);
-		goto out;
+		return st;
 	}
-	layout(mg, gm, block);
+	layout(mg, gm, tail, block);
 	const struct west_plevel *last = &mg->lv[mg->nlevels - 1];
 	mg->coarse_sweeps = (int)(last->nx + last->ny + last->nz) + 4;
-	mg->lv[0].tx = kg->tx, mg->lv[0].ty = kg->ty;
-	if (!(st = ops->fill(block, 0, mg->bytes, err, errlen)))
+	if (kg)
+		mg->lv[0].tx = kg->tx, mg->lv[0].ty = kg->ty;
+	if (!(st = ops->fill(block, 0, mg->bytes, err, errlen)) &&
+	    !(st = first ? first(ctx, &mg->lv[0], err, errlen) : WEST_OK))
 		st = fill(ops, mg, gm, kg, eta, err, errlen);
 	if (st) {
 		char ignore[WEST_ERRLEN];
 		ops->free(block, ignore, sizeof ignore);
 	}
-out:
-	for (int L = 0; L < WEST_MG_MAX_LEVELS; L++)
-		free(gm[L].zf);
+	return st;
+}
+
+enum west_status west_mg_build_on(const struct west_kernel_ops *ops, struct west_mg *mg,
+				  const struct west_grid *g, const struct west_kgrid *kg,
+				  double eta, char *err, size_t errlen)
+{
+	return west_mg_build_part(ops, mg, g, kg, eta, NULL, 0, err, errlen);
+}
+
+enum west_status west_mg_build_part(const struct west_kernel_ops *ops, struct west_mg *mg,
+				    const struct west_grid *g, const struct west_kgrid *kg,
+				    double eta, const struct west_mg *plan, int nlev,
+				    char *err, size_t errlen)
+{
+	struct geom gm[WEST_MG_MAX_LEVELS] = { { 0 } };
+	enum west_status st;
+
+	memset(mg, 0, sizeof *mg);
+	mg->eta = eta;
+	if (!(st = shapes(mg, gm, g, eta, plan, nlev, err, errlen)))
+		st = place(ops, mg, gm, kg, eta, 0, NULL, NULL, err, errlen);
+	free_geoms(gm);
+	if (st)
+		memset(mg, 0, sizeof *mg);
+	return st;
+}
+
+enum west_status west_mg_plan(struct west_mg *plan, const struct west_grid *g, double eta,
+			      char *err, size_t errlen)
+{
+	struct geom gm[WEST_MG_MAX_LEVELS] = { { 0 } };
+	enum west_status st;
+
+	memset(plan, 0, sizeof *plan);
+	plan->eta = eta;
+	st = shapes(plan, gm, g, eta, NULL, 0, err, errlen);
+	free_geoms(gm);
+	return st;
+}
+
+enum west_status west_mg_build_tail(const struct west_kernel_ops *ops, struct west_mg *mg,
+				    const struct west_grid *g, double eta, int from,
+				    west_mg_first_fn first, void *ctx, char *err, size_t errlen)
+{
+	struct geom gm[WEST_MG_MAX_LEVELS] = { { 0 } };
+	struct west_mg whole = { 0 };
+	enum west_status st;
+
+	memset(mg, 0, sizeof *mg);
+	mg->eta = eta;
+	if (!(st = shapes(&whole, gm, g, eta, NULL, 0, err, errlen))) {
+		if (from < 1 || from >= whole.nlevels)
+			st = west_fail(err, errlen, WEST_ERR_INVALID,
+				       "multigrid: a tail from level %d of %d levels", from,
+				       whole.nlevels);
+		else {
+			mg->nlevels = whole.nlevels - from;
+			memcpy(mg->lv, whole.lv + from, (size_t)mg->nlevels * sizeof *mg->lv);
+			st = place(ops, mg, gm + from, NULL, eta, 1, first, ctx, err, errlen);
+		}
+	}
+	free_geoms(gm);
 	if (st)
 		memset(mg, 0, sizeof *mg);
 	return st;

@@ -71,6 +71,43 @@ enum west_status west_mg_build_on(const struct west_kernel_ops *ops, struct west
 				  const struct west_grid *g, const struct west_kgrid *kg,
 				  double eta, char *err, size_t errlen);
 
+/* The shapes of g's hierarchy for eta (levels' nx, ny, nz, fx, fy, fz,
+ * ncol), no arrays: what partitions are cut by (parts.h). */
+enum west_status west_mg_plan(struct west_mg *plan, const struct west_grid *g, double eta,
+			      char *err, size_t errlen);
+
+/*
+ * A partition's hierarchy (parts.h): g is the partition's slab, a grid of
+ * its own rows, halo and padding rows, placed so that each of the first
+ * nlev - 1 coarsenings pairs the slab's rows as the whole grid's
+ * hierarchy pairs them; plan is that whole hierarchy (its shapes, one
+ * built for the whole grid and this eta), whose factors the first nlev
+ * levels take instead of the coarsening rule.  Otherwise as
+ * west_mg_build_on; the levels' jlo and jhi are the caller's to set.
+ */
+enum west_status west_mg_build_part(const struct west_kernel_ops *ops, struct west_mg *mg,
+				    const struct west_grid *g, const struct west_kgrid *kg,
+				    double eta, const struct west_mg *plan, int nlev,
+				    char *err, size_t errlen);
+
+/* Puts the conductances of a tail's first level into l->g (the backend's
+ * memory) before the coarser levels are summed from them. */
+typedef enum west_status (*west_mg_first_fn)(void *ctx, const struct west_plevel *l,
+					     char *err, size_t errlen);
+
+/*
+ * The levels `from` (>= 1) onward of the whole grid g's hierarchy for eta,
+ * whole, in the memory of ops: the partitions' levels below `from` are
+ * cut into slabs, and this tail is where they gather (parts.h).  Its
+ * first level is a coarse one; first fills its conductances (from the
+ * partitions' own rows) and the rest are summed from them as
+ * west_mg_build_on sums them, so the tail's levels are the whole
+ * hierarchy's levels from `from` byte for byte.
+ */
+enum west_status west_mg_build_tail(const struct west_kernel_ops *ops, struct west_mg *mg,
+				    const struct west_grid *g, double eta, int from,
+				    west_mg_first_fn first, void *ctx, char *err, size_t errlen);
+
 /* out = host's hierarchy with its pointers moved into the block at base
  * (a copy of host->base's bytes, e.g. in device memory).  Level 0's tx and
  * ty are not in the block: the caller points them at its copy of the

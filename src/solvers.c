@@ -10,6 +10,20 @@
 
 #include <math.h>
 
+#define EACH(ps, p) for (struct west_part *p = (ps)->part; p < (ps)->part + (ps)->n; p++)
+
+/* Level L of partition p, and the colour its storage gives the whole
+ * grid's colour c (a colour's slots are (i + local j + k) & 1). */
+static const struct west_plevel *level(const struct west_part *p, int L)
+{
+	return &p->wk.mg->lv[L];
+}
+
+static int colour(const struct west_part *p, int L, int c)
+{
+	return c ^ (int)(p->jg[L] & 1);
+}
+
 /* Both convergence measures from the norms n (max |D|, sum D^2) into c. */
 static void convergence(struct run *x, struct west_convergence *c, const double n[2])
 {
@@ -20,13 +34,26 @@ static void convergence(struct run *x, struct west_convergence *c, const double 
 		x->l2_start = sqrt(n[1]), c->rel_l2 = n[1] > 0 ? 1.0 : 0.0;
 }
 
+/* The partitions' norms (each over its own rows) into n: the largest
+ * |D|, and the sums of D^2 added in partition order. */
+static void add_norms(double n[2], const double np[2], int first)
+{
+	n[0] = first || np[0] > n[0] ? np[0] : n[0];
+	n[1] = first ? np[1] : n[1] + np[1];
+}
+
 /* Both convergence measures of the current field into c. */
 enum west_status west_measure(struct run *x, struct west_convergence *c)
 {
-	double n[2];
-	enum west_status st = x->ops->norms(&x->wk->kg, x->wk->u, x->wk->v, x->wk->w, n);
-	if (!st)
-		convergence(x, c, n);
+	double n[2] = { 0.0, 0.0 }, np[2];
+	enum west_status st = WEST_OK;
+	EACH(x->ps, p) {
+		struct west_work *wk = &p->wk;
+		if ((st = p->ops->norms(&wk->kg, wk->u, wk->v, wk->w, np)))
+			return st;
+		add_norms(n, np, p == x->ps->part);
+	}
+	convergence(x, c, n);
 	return st;
 }
 
@@ -57,13 +84,15 @@ static enum west_status check(struct run *x)
  */
 static enum west_status rhs_check(struct run *x, int first)
 {
-	struct west_work *wk = x->wk;
 	struct west_convergence *c = first ? &x->r->start : &x->r->end;
-	double n[2];
-	enum west_status st = x->ops->pot_rhs(&wk->kg, &wk->mg->lv[0], wk->u, wk->v,
-					      wk->w, n);
-	if (st)
-		return st;
+	double n[2] = { 0.0, 0.0 }, np[2];
+	enum west_status st;
+	EACH(x->ps, p) {
+		struct west_work *wk = &p->wk;
+		if ((st = p->ops->pot_rhs(&wk->kg, level(p, 0), wk->u, wk->v, wk->w, np)))
+			return st;
+		add_norms(n, np, p == x->ps->part);
+	}
 	convergence(x, c, n);
 	if (first)
 		x->r->end = x->r->start;
@@ -71,18 +100,54 @@ static enum west_status rhs_check(struct run *x, int first)
 	return WEST_OK;
 }
 
+/* Level 0's vectors of a partition. */
+enum vec { VEC_B, VEC_E, VEC_P, VEC_Q };
+
+static const float *vec(const struct west_part *p, enum vec v)
+{
+	const struct west_mg *mg = p->wk.mg;
+	switch (v) {
+	case VEC_B: return mg->lv[0].b;
+	case VEC_E: return mg->lv[0].e;
+	case VEC_P: return mg->p;
+	default: return mg->q;
+	}
+}
+
+/* *out = a . b over level 0: each partition's per-row sums of its own
+ * rows, added in the whole grid's row order, so that any cut gives the
+ * same bits (parts.h). */
+static enum west_status dot(struct west_parts *ps, enum vec a, enum vec b, double *out)
+{
+	double sum = 0.0;
+	enum west_status st;
+	EACH(ps, p)
+		if ((st = p->ops->pot_dot(level(p, 0), vec(p, a), vec(p, b), ps->sums + p->a[0])))
+			return st;
+	for (size_t j = 0; j < ps->part[ps->n - 1].b[0]; j++)
+		sum += ps->sums[j];
+	*out = sum;
+	return WEST_OK;
+}
+
 /* Step 8, sor: velocity-form red-black iterations. */
 static enum west_status sor_velocity(struct run *x, const struct west_solve_opts *o)
 {
-	struct west_work *wk = x->wk;
 	enum west_kindexing ix = o->indexing == WEST_INDEXING_MASKED ?
 				 WEST_KINDEX_MASKED : WEST_KINDEX_COMPACT;
 	enum west_status st = minimize_start(x);
 
 	for (long it = 1; !st && !x->r->converged && it <= o->iterations; it++) {
-		for (int colour = 0; colour < 2 && !st; colour++)
-			st = x->ops->sweep(&wk->kg, (float)o->omega, (float)o->eta,
-					   colour, ix, wk->u, wk->v, wk->w);
+		for (int c = 0; c < 2 && !st; c++) {
+			EACH(x->ps, p) {
+				struct west_work *wk = &p->wk;
+				if ((st = p->ops->sweep(&wk->kg, (float)o->omega, (float)o->eta,
+							colour(p, 0, c), ix, wk->u, wk->v, wk->w)))
+					break;
+			}
+			if (!st)
+				st = west_parts_merge_v(x->ps, c);
+		}
 		x->r->iterations = it;
 		if (!st && (it % o->check_interval == 0 || it == o->iterations))
 			st = check(x);
@@ -90,25 +155,53 @@ static enum west_status sor_velocity(struct run *x, const struct west_solve_opts
 	return st;
 }
 
+/* One colour pass over level L of every partition, then its halo rows. */
+static enum west_status pass(struct west_parts *ps, int L, float omega, int c)
+{
+	enum west_status st;
+	EACH(ps, p)
+		if ((st = p->ops->pot_smooth(level(p, L), omega, colour(p, L, c))))
+			return st;
+	return west_parts_halo_e(ps, L, c);
+}
+
+static enum west_status zero_e(struct west_parts *ps, int L)
+{
+	enum west_status st;
+	EACH(ps, p)
+		if ((st = p->ops->pot_zero(2 * level(p, L)->ncol, level(p, L)->e)))
+			return st;
+	return WEST_OK;
+}
+
+/* Every partition's field += alpha T grad (level 0's x). */
+static enum west_status apply(struct west_parts *ps, float eta, float alpha, enum vec x)
+{
+	enum west_status st;
+	EACH(ps, p) {
+		struct west_work *wk = &p->wk;
+		if ((st = p->ops->pot_apply(&wk->kg, level(p, 0), eta, alpha, vec(p, x), wk->u,
+					    wk->v, wk->w)))
+			return st;
+	}
+	return WEST_OK;
+}
+
 /* Step 8, sor-potential: batches of check_interval red-black iterations on
  * the potential of the field's divergence, each applied to the field. */
 static enum west_status sor_potential(struct run *x, const struct west_solve_opts *o)
 {
-	const struct west_kernel_ops *k = x->ops;
-	struct west_work *wk = x->wk;
-	const struct west_plevel *l0 = &wk->mg->lv[0];
 	enum west_status st = rhs_check(x, 1);
 
 	for (long it = 0; !st && !x->r->converged && it < o->iterations;) {
 		long n = o->iterations - it < o->check_interval ?
 			 o->iterations - it : o->check_interval;
-		if ((st = k->pot_zero(2 * l0->ncol, l0->e)))
+		if ((st = zero_e(x->ps, 0)))
 			break;
 		for (long m = 0; m < n && !st; m++)
-			for (int colour = 0; colour < 2 && !st; colour++)
-				st = k->pot_smooth(l0, (float)o->omega, colour);
-		if (st || (st = k->pot_apply(&wk->kg, l0, (float)o->eta, 1.0f, l0->e,
-					     wk->u, wk->v, wk->w)))
+			for (int c = 0; c < 2 && !st; c++)
+				st = pass(x->ps, 0, (float)o->omega, c);
+		if (st || (st = apply(x->ps, (float)o->eta, 1.0f, VEC_E)))
 			break;
 		it += n;
 		x->r->iterations = it;
@@ -124,30 +217,44 @@ static enum west_status sor_potential(struct run *x, const struct west_solve_opt
  * the default terrain against 1; 1.3 did no better). */
 #define MG_SMOOTH 2
 
-static enum west_status smooth(const struct west_kernel_ops *k,
-			       const struct west_plevel *l, int first)
+static enum west_status smooth(struct west_parts *ps, int L, int first)
 {
 	enum west_status st = WEST_OK;
 	for (int n = 0; n < MG_SMOOTH && !st; n++)
-		if (!(st = k->pot_smooth(l, (float)WEST_MG_OMEGA, first)))
-			st = k->pot_smooth(l, (float)WEST_MG_OMEGA, !first);
+		if (!(st = pass(ps, L, (float)WEST_MG_OMEGA, first)))
+			st = pass(ps, L, (float)WEST_MG_OMEGA, !first);
 	return st;
 }
 
-/* e of level L = one V-cycle on A e = b from e = 0. */
-static enum west_status vcycle(const struct west_kernel_ops *k, const struct west_mg *mg,
-			       int L)
+/*
+ * e of level L = one V-cycle on A e = b from e = 0.  Level lp is the
+ * last one: with a tail (several partitions) its rows are gathered into
+ * the tail, which runs the rest of the cycle, and scattered back;
+ * otherwise it is the coarsest level, solved in place.
+ */
+static enum west_status vcycle(struct west_parts *ps, int L)
 {
-	const struct west_plevel *l = &mg->lv[L];
 	enum west_status st;
 
-	if (L + 1 == mg->nlevels)
-		return k->pot_coarse(l, mg->coarse_sweeps);
-	if ((st = k->pot_zero(2 * l->ncol, l->e)) || (st = smooth(k, l, 0)) ||
-	    (st = k->pot_restrict(l, l + 1)) || (st = vcycle(k, mg, L + 1)) ||
-	    (st = k->pot_prolong(l + 1, l)))
+	if (L == ps->lp) {
+		const struct west_part *p = ps->part;
+		if (!ps->tail)
+			return p->ops->pot_coarse(level(p, L), p->wk.mg->coarse_sweeps);
+		if ((st = west_parts_gather(ps)) || (st = vcycle(ps->tail, 0)))
+			return st;
+		return west_parts_scatter(ps);
+	}
+	if ((st = zero_e(ps, L)) || (st = smooth(ps, L, 0)))
 		return st;
-	return smooth(k, l, 1);
+	EACH(ps, p)
+		if ((st = p->ops->pot_restrict(level(p, L), level(p, L + 1))))
+			return st;
+	if ((st = vcycle(ps, L + 1)))
+		return st;
+	EACH(ps, p)
+		if ((st = p->ops->pot_prolong(level(p, L + 1), level(p, L))))
+			return st;
+	return smooth(ps, L, 1);
 }
 
 /*
@@ -160,28 +267,29 @@ static enum west_status vcycle(const struct west_kernel_ops *k, const struct wes
  */
 static enum west_status multigrid(struct run *x, const struct west_solve_opts *o)
 {
-	const struct west_kernel_ops *k = x->ops;
-	struct west_work *wk = x->wk;
-	const struct west_mg *mg = wk->mg;
-	const struct west_plevel *l0 = &mg->lv[0];
-	size_t n = 2 * l0->ncol;
+	struct west_parts *ps = x->ps;
 	double rz, rz_old = 0.0, pq;
 	enum west_status st = rhs_check(x, 1);
 
 	for (long it = 1; !st && !x->r->converged && it <= o->cycles; it++) {
-		if ((st = vcycle(k, mg, 0)) || (st = k->pot_dot(n, l0->b, l0->e, &rz)))
+		if ((st = vcycle(ps, 0)) || (st = dot(ps, VEC_B, VEC_E, &rz)))
 			break;
 		if (!(rz > 0.0))   /* r = 0, nothing left to move (or not a number) */
 			break;
-		if ((it == 1 && (st = k->pot_zero(n, mg->p))) ||
-		    (st = k->pot_xpby(n, l0->e, it == 1 ? 0.0f : (float)(rz / rz_old), mg->p)) ||
-		    (st = k->pot_matvec(l0, mg->p, mg->q)) ||
-		    (st = k->pot_dot(n, mg->p, mg->q, &pq)))
+		float beta = it == 1 ? 0.0f : (float)(rz / rz_old);
+		EACH(ps, p) {
+			size_t n = 2 * level(p, 0)->ncol;
+			float *pv = p->wk.mg->p;
+			if ((it == 1 && (st = p->ops->pot_zero(n, pv))) ||
+			    (st = p->ops->pot_xpby(n, level(p, 0)->e, beta, pv)) ||
+			    (st = p->ops->pot_matvec(level(p, 0), pv, p->wk.mg->q)))
+				break;
+		}
+		if (st || (st = dot(ps, VEC_P, VEC_Q, &pq)))
 			break;
 		if (!(pq > 0.0))   /* A is positive definite: only rounding or NaN */
 			break;
-		if ((st = k->pot_apply(&wk->kg, l0, (float)o->eta, (float)(rz / pq), mg->p,
-				       wk->u, wk->v, wk->w)))
+		if ((st = apply(ps, (float)o->eta, (float)(rz / pq), VEC_P)))
 			break;
 		rz_old = rz;
 		x->r->iterations = it;
@@ -199,4 +307,3 @@ enum west_status west_minimize(struct run *x, const struct west_solve_opts *o)
 	default: return multigrid(x, o);
 	}
 }
-

@@ -1,0 +1,120 @@
+/*
+ * parts.h: one field over several devices (docs/design.md section 5).
+ *
+ * The grid is cut into slabs of whole rows along y, one partition per
+ * device.  A partition holds its own rows [a, b) as a grid of its own
+ * (west_grid_slab), with one halo row above and, below, padding rows that
+ * end in a halo row: local row 0 is global row jg, chosen so that every
+ * coarsening of the hierarchy pairs the slab's rows as it pairs the whole
+ * grid's.  The kernels see the slab through their views (kernels.h: jg
+ * for positions, jlo and jhi for the rows they update); halo rows are read,
+ * never written, and are refreshed by the exchanges below.
+ *
+ * The multigrid hierarchy stays cut while every slab keeps at least
+ * min_rows rows and min_cells cells on a level; the first level where it
+ * does not (lp) is held whole by the first partition's device (the tail,
+ * west_mg_build_tail): the partitions restrict into their rows of level
+ * lp, those rows are gathered into the tail, the tail runs the rest of
+ * the V-cycle, and its correction is scattered back with the halo rows.
+ *
+ * Every sum the solvers take is per row and added in the whole grid's row
+ * order (kernels.h, west_pot_dot), so partitions of one backend give the
+ * one-device field bit for bit (tests/test_parts.c).
+ *
+ * The driver (model.c, solvers.c) runs over a set: one partition (the
+ * one-device solve, west_model_solve) or several (west_model_solve_parts).
+ * Between partitions of one process the data moves through the kernel
+ * tables' download and upload, staged in host memory.
+ */
+#ifndef WEST_PARTS_H
+#define WEST_PARTS_H
+
+#include <stddef.h>
+
+#include "field.h"
+#include "grid.h"
+#include "model.h"
+#include "multigrid.h"
+#include "status.h"
+
+#define WEST_MAX_PARTS 16
+
+/* Where the hierarchy stops being cut (docs/design.md section 5). */
+#define WEST_PARTS_MIN_ROWS 4
+#define WEST_PARTS_MIN_CELLS 32768
+
+struct west_part {
+	const struct west_kernel_ops *ops;
+	struct west_work wk;        /* its arrays in ops memory; wk.kg its view */
+	struct west_kgrid cols;     /* steps 1 and 2: the whole grid's columns */
+	size_t a[WEST_MG_MAX_LEVELS], b[WEST_MG_MAX_LEVELS]; /* own rows by level */
+	size_t jg[WEST_MG_MAX_LEVELS];   /* the level's row of local row 0 */
+	/* what a built set owns (parts.c) */
+	struct west_grid slab;
+	struct west_levels levels;
+	struct west_mg mg;
+	void *mem[12];              /* the slab's arrays and field */
+	int nmem;
+	void *smem[4];              /* the solve's station arrays */
+};
+
+struct west_parts {
+	int n;
+	int lp;                     /* the first level held whole by the tail
+				       (n > 1 with a hierarchy) */
+	struct west_parts *tail;    /* a set of one: levels lp on, or NULL */
+	struct west_part part[WEST_MAX_PARTS];
+	const struct west_grid *g;  /* the whole grid */
+	double eta;                 /* the hierarchy's, or NaN when none */
+	float *stage;               /* host staging for the exchanges */
+	size_t nstage;              /* floats */
+	double *sums;               /* per-row sums, g->ny */
+};
+
+/* How a set is cut (tests make slabs small to cut many levels). */
+struct west_parts_opts {
+	size_t min_rows, min_cells;
+};
+
+/*
+ * Cut g into n partitions, partition p computing with ops[p] (each table's
+ * memory its own), with the multigrid hierarchy for eta when mg is set
+ * (the potential solvers), by po (NULL: WEST_PARTS_MIN_ROWS and _CELLS).
+ * Fails, saying why, when the grid has too few rows for n slabs.
+ */
+enum west_status west_parts_build(struct west_parts *ps, const struct west_grid *g,
+				  int n, const struct west_kernel_ops *const *ops,
+				  int mg, double eta, const struct west_parts_opts *po,
+				  char *err, size_t errlen);
+void west_parts_free(struct west_parts *ps);
+
+/* A set of one over wk (not owned): the one-device solve. */
+void west_parts_one(struct west_parts *ps, const struct west_kernel_ops *ops,
+		    struct west_work *wk, double *sums);
+
+/*
+ * The stations of a solve into every partition: st and stab (host, ns),
+ * pexp (host, 6), and room for the per-station arrays, in each
+ * partition's memory.
+ */
+enum west_status west_parts_stations(struct west_parts *ps, size_t ns,
+				     const struct west_kstation *st, const float *stab,
+				     const float *pexp, char *err, size_t errlen);
+
+/* The partitions' own rows of the field (faces, classes) into f. */
+enum west_status west_parts_field(struct west_parts *ps, struct west_field *f,
+				  char *err, size_t errlen);
+
+/* ---- the exchanges the solvers call (solvers.c); no-ops for one partition */
+
+/* Level L's e of colour c on each halo row, from its owner. */
+enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c);
+/* Velocity form, after the pass of colour c: the y-faces two partitions
+ * share, each taken from the side whose cell the pass moved. */
+enum west_status west_parts_merge_v(struct west_parts *ps, int c);
+/* Level lp's b of the partitions' own rows into the tail's first level;
+ * the tail's e back into level lp's own and halo rows. */
+enum west_status west_parts_gather(struct west_parts *ps);
+enum west_status west_parts_scatter(struct west_parts *ps);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * test_parts.c: one field over several partitions (parts.h, docs/design.md
+ * section 5).  The grid cut into 2, 3 and 5 slabs of rows, each solved by
+ * the CPU kernels with halo exchanges, gives the one-device field bit for
+ * bit with every solver: the bound is 0, since every partition computes
+ * each cell from the same inputs in the same order and every sum is taken
+ * per row and added in the whole grid's row order.  The hierarchy is cut
+ * as deep as the slabs allow (1 row and 1 cell: every level but the
+ * coarsest), and as the daemon cuts it (4 rows and 32768 cells).
+ */
+#include "model_fixture.h"
+#include "log_capture.h"
+#include "parts.h"
+
+#include <criterion/parameterized.h>
+
+#define NX 40
+#define NY 61
+#define NZ 12
+
+/* A cut-cell hill under three stations in different slabs. */
+static void setup(struct west_grid *g, struct west_obs_set *obs, size_t nx, size_t ny)
+{
+	fix_grid(g, nx, ny, 100.0, NZ, 25.0, 180.0, 700.0);
+	*obs = (struct west_obs_set){ 0 };
+	fix_obs(obs, "sw", 450.0, 520.0, 10.0, 6.0, 250.0, 3);
+	fix_obs(obs, "c", 0.45 * (double)nx * 100.0, 0.52 * (double)ny * 100.0, 10.0, 4.0,
+		300.0, 4);
+	fix_obs(obs, "ne", 0.9 * (double)nx * 100.0, 0.93 * (double)ny * 100.0, 20.0, 7.0,
+		210.0, 2);
+}
+
+/* The one-device solve: the CPU backend as it always ran. */
+static void solve_one(const struct west_grid *g, const struct west_obs_set *obs,
+		      const struct west_solve_opts *o, struct west_field *f)
+{
+	fix_solve(g, obs, o, f);
+}
+
+/* The same over n partitions of the CPU kernels, cut with po; *lp: the
+ * first level held whole. */
+static void solve_parts(const struct west_grid *g, const struct west_obs_set *obs,
+			const struct west_solve_opts *o, int n,
+			const struct west_parts_opts *po, struct west_field *f, int *lp)
+{
+	const struct west_kernel_ops *ops[WEST_MAX_PARTS];
+	struct west_parts ps;
+	struct west_kstation st[8];
+	float stab[8];
+	char err[WEST_ERRLEN];
+
+	for (int p = 0; p < n; p++)
+		ops[p] = &west_kernels_cpu;
+	cr_assert_eq(west_field_init(f, g, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_parts_build(&ps, g, n, ops, o->solver != WEST_SOLVER_SOR, o->eta, po,
+				      err, sizeof err), WEST_OK, "%s", err);
+	west_model_stations(g, obs, o->land_use, st, stab);
+	cr_assert_eq(west_parts_stations(&ps, obs->n, st, stab, west_power_exponents(o->land_use),
+					 err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_model_solve_parts(&ps, g, o, west_obs_max_speed(obs), &f->report,
+					    NULL, NULL, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_parts_field(&ps, f, err, sizeof err), WEST_OK, "%s", err);
+	*lp = ps.lp;
+	west_parts_free(&ps);
+}
+
+/* f equals the one-device field one bit for bit, with the same report. */
+static void same_field(const struct west_grid *g, const struct west_field *one,
+		       const struct west_field *f, const char *what)
+{
+	size_t nu = west_grid_nxfaces(g), nv = west_grid_nyfaces(g), nw = west_grid_nzfaces(g);
+	for (size_t c = 0; c < nu; c++)
+		if (memcmp(&one->u[c], &f->u[c], sizeof(float)))
+			cr_assert_fail("%s: u[%zu] %.9g, one device %.9g", what, c, f->u[c], one->u[c]);
+	for (size_t c = 0; c < nv; c++)
+		if (memcmp(&one->v[c], &f->v[c], sizeof(float)))
+			cr_assert_fail("%s: v[%zu] %.9g, one device %.9g", what, c, f->v[c], one->v[c]);
+	for (size_t c = 0; c < nw; c++)
+		if (memcmp(&one->w[c], &f->w[c], sizeof(float)))
+			cr_assert_fail("%s: w[%zu] %.9g, one device %.9g", what, c, f->w[c], one->w[c]);
+	cr_assert_eq(memcmp(one->stability, f->stability, g->nx * g->ny), 0, "%s: classes",
+		     what);
+	cr_assert_eq(f->report.iterations, one->report.iterations, "%s: iterations", what);
+	cr_assert_eq(f->report.converged, one->report.converged, "%s: converged", what);
+	cr_assert_eq(f->report.end.max_div, one->report.end.max_div, "%s: end max|D|", what);
+	cr_assert_eq(f->report.final.max_div, one->report.final.max_div, "%s: final max|D|",
+		     what);
+}
+
+struct case_ {
+	enum west_solver solver;
+	enum west_indexing indexing;
+	int n;
+	size_t min_rows, min_cells;
+};
+
+static struct case_ cases[] = {
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 2, 1, 1 },
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 3, 1, 1 },
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 5, 1, 1 },
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 3, 4, 2000 },
+	{ WEST_SOLVER_SOR_POTENTIAL, WEST_INDEXING_COMPACT, 3, 1, 1 },
+	{ WEST_SOLVER_SOR, WEST_INDEXING_COMPACT, 2, 1, 1 },
+	{ WEST_SOLVER_SOR, WEST_INDEXING_MASKED, 3, 1, 1 },
+	{ WEST_SOLVER_SOR, WEST_INDEXING_COMPACT, 5, 1, 1 },
+};
+
+ParameterizedTestParameters(parts, bit_identical_to_one_device)
+{
+	return cr_make_param_array(struct case_, cases, sizeof cases / sizeof cases[0]);
+}
+
+ParameterizedTest(struct case_ *c, parts, bit_identical_to_one_device)
+{
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o;
+	struct west_field one, f;
+	struct west_parts_opts po = { c->min_rows, c->min_cells };
+	char what[128];
+	int lp;
+
+	setup(&g, &obs, NX, NY);
+	fix_opts(&o, 60, 1e-4, 1.7, c->indexing);
+	o.solver = c->solver;
+	o.iterations = c->solver == WEST_SOLVER_SOR_POTENTIAL ? 40 : 60;
+	solve_one(&g, &obs, &o, &one);
+	solve_parts(&g, &obs, &o, c->n, &po, &f, &lp);
+	snprintf(what, sizeof what, "solver %d, %d partitions, hierarchy whole from level %d",
+		 c->solver, c->n, lp);
+	cr_assert_gt(one.report.iterations, 1, "%s: the solve iterates", what);
+	same_field(&g, &one, &f, what);
+	west_field_free(&one);
+	west_field_free(&f);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/* The deepest cut keeps a level cut below the first coarse one, and the
+ * daemon's thresholds cut less deep: both were exercised above. */
+Test(parts, the_cut_follows_the_thresholds)
+{
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o;
+	struct west_field f;
+	struct west_parts_opts deep = { 1, 1 }, shallow = { 4, 2000 };
+	int lp_deep, lp_shallow;
+
+	setup(&g, &obs, NX, NY);
+	fix_opts(&o, 60, 1e-4, 1.7, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	solve_parts(&g, &obs, &o, 3, &deep, &f, &lp_deep);
+	west_field_free(&f);
+	solve_parts(&g, &obs, &o, 3, &shallow, &f, &lp_shallow);
+	west_field_free(&f);
+	cr_expect_gt(lp_deep, 2, "the deep cut keeps more than one level cut");
+	cr_expect_lt(lp_shallow, lp_deep, "2000 cells a slab stop the cut sooner");
+	cr_expect_geq(lp_shallow, 1);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/* A grid too small for its slabs is refused with the reason. */
+Test(parts, too_few_rows_are_refused)
+{
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_parts ps;
+	const struct west_kernel_ops *ops[WEST_MAX_PARTS];
+	char err[WEST_ERRLEN];
+
+	for (int p = 0; p < WEST_MAX_PARTS; p++)
+		ops[p] = &west_kernels_cpu;
+	setup(&g, &obs, NX, NY);
+	cr_assert_eq(west_parts_build(&ps, &g, 16, ops, 1, 1.0, NULL, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "too few for 16 slabs"), "%s", err);
+	cr_assert_eq(west_parts_build(&ps, &g, 1, ops, 1, 1.0, NULL, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "2 to 16"), "%s", err);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/* The config's devices = cpu,cpu,cpu makes the CPU backend solve in three
+ * slabs (it says so) and publish the one-device field; eta = auto. */
+Test(parts, devices_config_runs_the_cpu_backend_in_slabs)
+{
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_config *c = malloc(sizeof *c);
+	struct west_solve_opts o;
+	struct west_field one, f;
+	enum west_backend_choice choice;
+	char err[WEST_ERRLEN];
+
+	cr_assert_not_null(c);
+	setup(&g, &obs, 128, 192);
+	west_config_defaults(c);
+	west_solve_opts_from_config(&o, c);
+	o.eta = NAN;
+	cr_assert_eq(o.partitions, 1);
+	solve_one(&g, &obs, &o, &one);
+	cr_assert_eq(west_config_set(c, "devices = cpu, cpu,cpu", "test", err, sizeof err),
+		     WEST_OK, "%s", err);
+	west_solve_opts_from_config(&o, c);
+	o.eta = NAN;
+	cr_assert_eq(o.partitions, 3);
+	cr_assert_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(choice, WEST_BACKEND_CPU);
+	log_capture();
+	west_log_set_level(WEST_LOG_INFO);
+	fix_solve(&g, &obs, &o, &f);
+	cr_expect(strstr(log_text(), "in 3 slabs"), "the backend says it cut the grid: %s",
+		  log_buf);
+	same_field(&g, &one, &f, "devices = cpu,cpu,cpu");
+	west_field_free(&one);
+	west_field_free(&f);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+	free(c);
+}
+
+/* What devices accepts and refuses, and its agreement with backend. */
+Test(parts, devices_values)
+{
+	struct west_devices d;
+	struct west_config *c = malloc(sizeof *c);
+	enum west_backend_choice choice;
+	char err[WEST_ERRLEN];
+
+	cr_assert_not_null(c);
+	cr_assert_eq(west_devices_parse("auto", &d, err, sizeof err), WEST_OK);
+	cr_expect_eq(d.n, 0);
+	cr_assert_eq(west_devices_parse(" cpu ,CPU", &d, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect(d.n == 2 && d.cpu == 2 && d.cuda == 0);
+	cr_assert_eq(west_devices_parse("cuda:0", &d, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect(d.n == 1 && d.cuda == 1);
+	cr_expect_eq(west_devices_parse("cuda:1", &d, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "'cuda:1'") && strstr(err, "device 0 only"), "%s", err);
+	cr_expect_eq(west_devices_parse("cuda:0,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "not built yet"), "%s", err);
+	cr_expect_eq(west_devices_parse("cpu,,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "'' is not"), "%s", err);
+	cr_expect_eq(west_devices_parse("gpu", &d, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "'gpu' is not auto, cpu or cuda:0"), "%s", err);
+	cr_expect_eq(west_devices_parse("cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,"
+					"cpu,cpu,cpu,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "more than 16"), "%s", err);
+
+	west_config_defaults(c);
+	cr_expect_eq(west_config_set(c, "devices=cpu,tpu", "--set", err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "devices") && strstr(err, "'tpu'"), "%s", err);
+	cr_assert_eq(west_config_set(c, "devices=cpu,cpu", "--set", err, sizeof err), WEST_OK);
+	cr_assert_eq(west_config_set(c, "backend=cuda", "--set", err, sizeof err), WEST_OK);
+	cr_expect_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "disagree"), "%s", err);
+	cr_assert_eq(west_config_set(c, "devices=cuda:0", "--set", err, sizeof err), WEST_OK);
+	cr_expect_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect_eq(choice, WEST_BACKEND_CUDA);
+	free(c);
+}
