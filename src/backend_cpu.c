@@ -11,7 +11,6 @@
  * and again when eta changes or a new terrain comes.
  */
 #include "backend.h"
-#include "log.h"
 #include "parts.h"
 
 #include <stdio.h>
@@ -128,21 +127,13 @@ static enum west_status cpu_init(void **state, char *err, size_t errlen)
 	return WEST_OK;
 }
 
-static void drop_parts(struct cpu_state *s)
-{
-	if (s->parts)
-		west_parts_free(s->parts);
-	free(s->parts);
-	s->parts = NULL;
-}
-
 static void cpu_free(void *state)
 {
 	struct cpu_state *s = state;
 	if (s) {
 		west_levels_free(&s->levels);
 		west_mg_free(&s->mg);
-		drop_parts(s);
+		west_parts_drop(&s->parts);
 	}
 	free(s);
 }
@@ -157,7 +148,7 @@ static enum west_status cpu_upload_terrain(void *state, const struct west_grid *
 		return st;
 	west_levels_free(&s->levels);
 	west_mg_free(&s->mg);
-	drop_parts(s);
+	west_parts_drop(&s->parts);
 	s->levels = l;
 	s->grid = g;
 	return WEST_OK;
@@ -172,35 +163,6 @@ static enum west_status cpu_hierarchy(struct cpu_state *s, const struct west_sol
 		return WEST_OK;
 	west_mg_free(&s->mg);
 	return west_mg_build(&s->mg, s->grid, o->eta, err, errlen);
-}
-
-/* The grid cut into o->partitions slabs (parts.h), each on this state's
- * kernels, with the hierarchy for o's eta when its solver needs one;
- * kept until the count, the eta or the terrain changes. */
-static enum west_status cpu_parts(struct cpu_state *s, const struct west_solve_opts *o,
-				  char *err, size_t errlen)
-{
-	const struct west_kernel_ops *ops[WEST_MAX_PARTS];
-	int mg = o->solver != WEST_SOLVER_SOR;
-	enum west_status st;
-
-	if (s->parts && s->parts->n == o->partitions && (!mg || s->parts->eta == o->eta))
-		return WEST_OK;
-	drop_parts(s);
-	if (!(s->parts = malloc(sizeof *s->parts)))
-		return west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
-	for (int p = 0; p < o->partitions && p < WEST_MAX_PARTS; p++)
-		ops[p] = s->ops;
-	if ((st = west_parts_build(s->parts, s->grid, o->partitions, ops, mg, o->eta, NULL, err,
-				   errlen))) {
-		free(s->parts);
-		s->parts = NULL;
-		return st;
-	}
-	west_log(WEST_LOG_INFO, "cpu backend: the grid's %zu rows in %d slabs%s",
-		 s->grid->ny, s->parts->n,
-		 mg ? ", the hierarchy cut as far as each slab keeps 4 rows and 32768 cells" : "");
-	return WEST_OK;
 }
 
 /* The solve in one piece, into f directly. */
@@ -234,22 +196,6 @@ static enum west_status run_one(struct cpu_state *s, const struct west_obs_set *
 	return rc;
 }
 
-/* The solve over the grid's slabs, into f. */
-static enum west_status run_parts(struct cpu_state *s, const struct west_obs_set *obs,
-				  const struct west_solve_opts *o, const struct west_kstation *st,
-				  const float *stab, struct west_field *f, west_progress_fn progress,
-				  void *ctx, char *err, size_t errlen)
-{
-	enum west_status rc;
-	if ((rc = cpu_parts(s, o, err, errlen)) ||
-	    (rc = west_parts_stations(s->parts, obs->n, st, stab,
-				      west_power_exponents(o->land_use), err, errlen)) ||
-	    (rc = west_model_solve_parts(s->parts, s->grid, o, west_obs_max_speed(obs),
-					 &f->report, progress, ctx, err, errlen)))
-		return rc;
-	return west_parts_field(s->parts, f, err, errlen);
-}
-
 static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 				const struct west_solve_opts *opts,
 				struct west_field *f, west_progress_fn progress,
@@ -273,8 +219,10 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 	else {
 		o.eta = west_model_eta(opts, obs);
 		west_model_stations(g, obs, o.land_use, st, stab);
-		rc = (o.partitions > 1 ? run_parts : run_one)(s, obs, &o, st, stab, f, progress,
-							      ctx, err, errlen);
+		rc = o.partitions > 1 ?
+		     west_parts_solve(&s->parts, g, s->ops, obs, &o, st, stab, f, progress, ctx,
+				      err, errlen) :
+		     run_one(s, obs, &o, st, stab, f, progress, ctx, err, errlen);
 		f->valid_time = obs->valid_time;
 		memcpy(f->power_exponent, west_power_exponents(o.land_use),
 		       sizeof f->power_exponent);

@@ -37,6 +37,7 @@
  * Every runtime call is checked.  A state is used by one thread at a time.
  */
 #include "backend.h"
+#include "parts.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,6 +70,8 @@ struct cuda_state {
 	double land_seconds, transparency_seconds;
 	struct west_mg mg;            /* the potential solvers' hierarchy on the
 				         device (mg.base), or nlevels 0 */
+	struct west_parts *parts;     /* the grid in slabs (config devices =
+					 cuda:0,cuda:0,...), or NULL */
 	/* stations: device st | stab | pexp | pst | us | vs, cap of each;
 	 * the first three staged in pinned host memory */
 	size_t cap, sta_bytes;
@@ -274,6 +277,7 @@ static void release(struct cuda_state *s)
 	memset(&s->d, 0, sizeof s->d);
 	cudaFree(s->mg.base);
 	memset(&s->mg, 0, sizeof s->mg);
+	west_parts_drop(&s->parts);
 	s->grid = NULL;
 	s->bytes = 0;
 	release_stations(s);
@@ -572,6 +576,38 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
 	return download(s, f->stability, s->d.cls, g->nx * g->ny, err, errlen);
 }
 
+/* The solve in o->partitions slabs of the grid on this GPU (parts.h), the
+ * slabs exchanging their rows through host memory. */
+static enum west_status run_parts(struct cuda_state *s, const struct west_obs_set *obs,
+				  const struct west_solve_opts *opts, struct west_field *f,
+				  west_progress_fn progress, void *ctx, double t0, char *err,
+				  size_t errlen)
+{
+	const struct west_grid *g = s->grid;
+	struct west_solve_opts o = *opts;
+	struct west_kstation *st = malloc(obs->n * sizeof *st);
+	float *stab = malloc(obs->n * sizeof *stab);
+	enum west_status rc;
+
+	if (!st || !stab)
+		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
+	else {
+		o.eta = west_model_eta(opts, obs);
+		west_model_stations(g, obs, o.land_use, st, stab);
+		rc = west_parts_solve(&s->parts, g, &west_kernels_cuda, obs, &o, st, stab, f,
+				      progress, ctx, err, errlen);
+	}
+	free(st);
+	free(stab);
+	if (!rc) {
+		f->valid_time = obs->valid_time;
+		memcpy(f->power_exponent, west_power_exponents(o.land_use),
+		       sizeof f->power_exponent);
+		f->report.total_seconds = now_seconds() - t0;
+	}
+	return rc;
+}
+
 static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 				 const struct west_solve_opts *opts,
 				 struct west_field *f, west_progress_fn progress,
@@ -589,9 +625,7 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 	if (obs->n == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "cuda backend: no observations");
 	if (o->partitions > 1)
-		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-				 "cuda backend: several partitions on a GPU are not built yet "
-				 "(docs/design.md section 5)");
+		return run_parts(s, obs, o, f, progress, ctx, t0, err, errlen);
 	struct west_work wk = {
 		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
 		.mg = &s->mg,

@@ -121,8 +121,8 @@ static const struct conf_row rows[] = {
 		"auto", 0, "compute backend (auto = CUDA when a GPU answers)" },
 	[WEST_CONF_DEVICES] = {
 		"devices", CONF_DEVICES, FIELD(devices), 0, 0, 0, NULL, "auto", 0,
-		"auto (the backend key decides), or partitions: cpu listed N times "
-		"cuts the grid into N slabs; cuda:0 alone" },
+		"auto (the backend key decides), or partitions: cpu or cuda:0 listed N "
+		"times cuts the grid into N slabs on that device" },
 	[WEST_CONF_LOG_LEVEL] = {
 		"log_level", CONF_LOGLEVEL, FIELD(log_level), 0, 0, 0, NULL, "info",
 		1, "most verbose level logged" },
@@ -330,10 +330,10 @@ enum west_status west_devices_parse(const char *v, struct west_devices *d, char 
 		if (!*p++)
 			break;
 	}
-	if (d->cuda && d->n > 1)
+	if (d->cuda && d->cpu)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "several partitions with a CUDA device are not built yet "
-				 "(docs/design.md section 5): list cpu partitions, or cuda:0 alone");
+				 "partitions on the CPU beside a GPU are not built yet "
+				 "(docs/design.md section 5): list cpu or cuda:0 entries, not both");
 	return WEST_OK;
 }
 

@@ -146,11 +146,10 @@ enum west_status west_config_load(struct west_config *c, const char *path,
 /* Apply one "key=value" (the daemon's --set); origin prefixes errors. */
 /*
  * The config key devices: "auto" (n = 0: the backend key decides), or a
- * comma-separated list of partitions, each "cpu" (the CPU backend; listed
- * two or more times, the grid is cut into that many slabs, parts.h) or
- * "cuda:0" (the CUDA backend, alone: several partitions on GPUs are not
- * built yet, docs/design.md section 5).  Fails with a message naming the
- * entry.
+ * comma-separated list of partitions, each "cpu" (the CPU backend) or
+ * "cuda:0" (the CUDA backend, device 0), not both kinds (not built yet,
+ * docs/design.md section 5); listed two or more times, the grid is cut
+ * into that many slabs (parts.h).  Fails with a message naming the entry.
  */
 struct west_devices {
 	int n, cpu, cuda;   /* entries; of them cpu and cuda:0 */

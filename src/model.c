@@ -28,8 +28,8 @@ void west_solve_opts_from_config(struct west_solve_opts *o,
 	o->land_use = (enum west_land_use)c->land_use;
 	struct west_devices d;
 	char ignore[WEST_ERRLEN];
-	o->partitions = !west_devices_parse(c->devices, &d, ignore, sizeof ignore) &&
-			d.cpu >= 2 ? d.cpu : 1;
+	o->partitions = west_devices_parse(c->devices, &d, ignore, sizeof ignore) || d.n < 2 ?
+			1 : d.n;
 }
 
 const float *west_power_exponents(enum west_land_use use)

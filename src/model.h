@@ -55,8 +55,8 @@ struct west_solve_opts {
 	enum west_indexing indexing;
 	long check_interval;      /* iterations between convergence checks */
 	enum west_land_use land_use;
-	int partitions;           /* slabs of the grid on the CPU backend (config
-				     devices: cpu listed that many times), >= 1 */
+	int partitions;           /* slabs of the grid (config devices: cpu or
+				     cuda:0 listed that many times); 0 or 1: one */
 };
 
 void west_solve_opts_from_config(struct west_solve_opts *o,

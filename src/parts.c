@@ -446,3 +446,58 @@ enum west_status west_parts_scatter(struct west_parts *ps)
 	}
 	return st;
 }
+
+/* ------------------------------------------------------- a backend's */
+
+void west_parts_drop(struct west_parts **set)
+{
+	if (*set)
+		west_parts_free(*set);
+	free(*set);
+	*set = NULL;
+}
+
+/* *set for o: kept while its count and (with a hierarchy) eta are o's. */
+static enum west_status keep_set(struct west_parts **set, const struct west_grid *g,
+				 const struct west_kernel_ops *ops,
+				 const struct west_solve_opts *o, char *err, size_t errlen)
+{
+	const struct west_kernel_ops *tables[WEST_MAX_PARTS];
+	int mg = o->solver != WEST_SOLVER_SOR;
+	enum west_status st;
+
+	if (*set && (*set)->n == o->partitions && (!mg || (*set)->eta == o->eta))
+		return WEST_OK;
+	west_parts_drop(set);
+	if (!(*set = malloc(sizeof **set)))
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
+	for (int p = 0; p < WEST_MAX_PARTS; p++)
+		tables[p] = ops;
+	if ((st = west_parts_build(*set, g, o->partitions, tables, mg, o->eta, NULL, err,
+				   errlen))) {
+		free(*set);
+		*set = NULL;
+		return st;
+	}
+	west_log(WEST_LOG_INFO, "%s backend: the grid's %zu rows in %d slabs%s", ops->backend,
+		 g->ny, o->partitions,
+		 mg ? ", the hierarchy cut as far as each slab keeps 4 rows and 32768 cells" : "");
+	return WEST_OK;
+}
+
+enum west_status west_parts_solve(struct west_parts **set, const struct west_grid *g,
+				  const struct west_kernel_ops *ops,
+				  const struct west_obs_set *obs, const struct west_solve_opts *o,
+				  const struct west_kstation *st, const float *stab,
+				  struct west_field *f, west_progress_fn progress, void *ctx,
+				  char *err, size_t errlen)
+{
+	enum west_status rc;
+	if ((rc = keep_set(set, g, ops, o, err, errlen)) ||
+	    (rc = west_parts_stations(*set, obs->n, st, stab, west_power_exponents(o->land_use),
+				      err, errlen)) ||
+	    (rc = west_model_solve_parts(*set, g, o, west_obs_max_speed(obs), &f->report,
+					 progress, ctx, err, errlen)))
+		return rc;
+	return west_parts_field(*set, f, err, errlen);
+}

@@ -35,6 +35,7 @@
 #include "grid.h"
 #include "model.h"
 #include "multigrid.h"
+#include "obs.h"
 #include "status.h"
 
 #define WEST_MAX_PARTS 16
@@ -104,6 +105,21 @@ enum west_status west_parts_stations(struct west_parts *ps, size_t ns,
 /* The partitions' own rows of the field (faces, classes) into f. */
 enum west_status west_parts_field(struct west_parts *ps, struct west_field *f,
 				  char *err, size_t errlen);
+
+/*
+ * A backend's solve in o->partitions slabs, each on ops: *set is built
+ * (and logged) when there is none or it was cut for another count or, with
+ * a hierarchy, another eta, and kept for the next solve; st and stab are
+ * the stations (west_model_stations), f gets the field.
+ */
+enum west_status west_parts_solve(struct west_parts **set, const struct west_grid *g,
+				  const struct west_kernel_ops *ops,
+				  const struct west_obs_set *obs, const struct west_solve_opts *o,
+				  const struct west_kstation *st, const float *stab,
+				  struct west_field *f, west_progress_fn progress, void *ctx,
+				  char *err, size_t errlen);
+/* Free *set (built by west_parts_solve) and make it NULL. */
+void west_parts_drop(struct west_parts **set);
 
 /* ---- the exchanges the solvers call (solvers.c); no-ops for one partition */
 
