@@ -70,6 +70,8 @@ struct cuda_state {
 	double land_seconds, transparency_seconds;
 	struct west_mg mg;            /* the potential solvers' hierarchy on the
 				         device (mg.base), or nlevels 0 */
+	void *vgraph;                 /* mg's V-cycle recorded (model.h), or NULL */
+	int graphs;                   /* record it (WEST_CUDA_GRAPHS is not "0") */
 	struct west_parts *parts;     /* the grid in slabs (config devices =
 					 cuda:0,cuda:0,...), or NULL */
 	/* stations: device st | stab | pexp | pst | us | vs, cap of each;
@@ -205,6 +207,41 @@ static enum west_status cuda_release(void *p, char *err, size_t errlen)
 	return WEST_OK;
 }
 
+/* CUDA graphs of the calling thread's stream (model.h's recording). */
+static enum west_status cuda_graph_begin(void)
+{
+	WEST_CUDA_LOG(cudaStreamBeginCapture(cudaStreamPerThread,
+					     cudaStreamCaptureModeThreadLocal));
+	return WEST_OK;
+}
+
+static enum west_status cuda_graph_end(void **graph)
+{
+	cudaGraph_t g = NULL;
+	cudaGraphExec_t x = NULL;
+	cudaError_t e;
+
+	WEST_CUDA_LOG(cudaStreamEndCapture(cudaStreamPerThread, &g));
+	e = graph ? cudaGraphInstantiate(&x, g, 0) : cudaSuccess;
+	cudaGraphDestroy(g);
+	WEST_CUDA_LOG(e);
+	if (graph)
+		*graph = x;
+	return WEST_OK;
+}
+
+static enum west_status cuda_graph_run(void *graph)
+{
+	WEST_CUDA_LOG(cudaGraphLaunch((cudaGraphExec_t)graph, cudaStreamPerThread));
+	return WEST_OK;
+}
+
+static void cuda_graph_free(void *graph)
+{
+	if (graph)
+		cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
 const struct west_kernel_ops west_kernels_cuda = {
 	.backend = "cuda",
 	.stability = west_stability_cuda,
@@ -230,6 +267,10 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.mg_codes = west_mg_codes_cuda,
 	.mg_coarse = west_mg_coarse_cuda,
 	.sync = cuda_sync,
+	.graph_begin = cuda_graph_begin,
+	.graph_end = cuda_graph_end,
+	.graph_run = cuda_graph_run,
+	.graph_free = cuda_graph_free,
 	.alloc = cuda_alloc,
 	.upload = cuda_upload,
 	.download = cuda_download,
@@ -246,6 +287,12 @@ static enum west_status cuda_init(void **state, char *err, size_t errlen)
 	if (!s)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
 	*state = s;
+	const char *graphs = getenv("WEST_CUDA_GRAPHS");
+	if (graphs && graphs[0] && strcmp(graphs, "0") && strcmp(graphs, "1"))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "cuda backend: WEST_CUDA_GRAPHS=%s: unknown (0 or 1, or unset)",
+				 graphs);
+	s->graphs = !graphs || strcmp(graphs, "0");
 	WEST_CUDA_TRY(cudaSetDevice(s->device), err, errlen);
 	WEST_CUDA_TRY(cudaGetDeviceProperties(&p, s->device), err, errlen);
 	snprintf(s->name, sizeof s->name, "%s", p.name);
@@ -268,6 +315,15 @@ static void release_stations(struct cuda_state *s)
 	s->cap = s->sta_bytes = 0;
 }
 
+/* The hierarchy and its recorded V-cycle. */
+static void drop_mg(struct cuda_state *s)
+{
+	cuda_graph_free(s->vgraph);
+	s->vgraph = NULL;
+	cudaFree(s->mg.base);
+	memset(&s->mg, 0, sizeof s->mg);
+}
+
 static void release(struct cuda_state *s)
 {
 	void *p[] = { s->d.terrain, s->d.ground, s->d.zc, s->d.rdz, s->d.rdzf, s->d.tx, s->d.ty,
@@ -275,8 +331,7 @@ static void release(struct cuda_state *s)
 	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
 		cudaFree(p[i]);
 	memset(&s->d, 0, sizeof s->d);
-	cudaFree(s->mg.base);
-	memset(&s->mg, 0, sizeof s->mg);
+	drop_mg(s);
 	west_parts_drop(&s->parts);
 	s->grid = NULL;
 	s->bytes = 0;
@@ -426,8 +481,7 @@ static enum west_status cuda_hierarchy(struct cuda_state *s, const struct west_s
 	if (o->solver == WEST_SOLVER_SOR || (s->mg.nlevels && s->mg.eta == o->eta))
 		return WEST_OK;
 	s->bytes -= s->mg.bytes;
-	cudaFree(s->mg.base);
-	memset(&s->mg, 0, sizeof s->mg);
+	drop_mg(s);
 	st = west_mg_build_on(&west_kernels_cuda, &s->mg, s->grid, &s->kg, o->eta, why,
 			      sizeof why);
 	if (st)
@@ -628,7 +682,7 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 		return run_parts(s, obs, o, f, progress, ctx, t0, err, errlen);
 	struct west_work wk = {
 		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
-		.mg = &s->mg,
+		.mg = &s->mg, .vgraph = s->graphs ? &s->vgraph : NULL,
 		.land_seconds = s->land_seconds,
 		.transparency_seconds = s->transparency_seconds,
 	};
@@ -649,9 +703,9 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 static void cuda_describe(void *state, char *buf, size_t len)
 {
 	struct cuda_state *s = state;
-	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)",
+	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s",
 		 s->device, s->name, s->cc_major, s->cc_minor, s->sms,
-		 (double)s->total_mem / 1073741824.0);
+		 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs");
 }
 
 static size_t cuda_device_bytes(void *state)

@@ -109,6 +109,18 @@ struct west_kernel_ops {
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);
 	/*
+	 * Recording (NULL where there is none: the CPU): between graph_begin
+	 * and graph_end the kernels the calling thread queues are recorded,
+	 * not run, into a graph (*graph; with graph NULL the recording is
+	 * dropped) that graph_run queues again as a whole, with the same
+	 * arguments, and graph_free frees.  The multigrid solver records its
+	 * V-cycle (struct west_work's vgraph).
+	 */
+	enum west_status (*graph_begin)(void);
+	enum west_status (*graph_end)(void **graph);
+	enum west_status (*graph_run)(void *graph);
+	void (*graph_free)(void *graph);
+	/*
 	 * The memory the kernels take pointers into (host memory for the
 	 * CPU, device memory for CUDA).  Each call is complete when it
 	 * returns, ordered after the kernels the calling thread queued
@@ -187,6 +199,10 @@ struct west_work {
 	float *u, *v, *w;           /* the field's faces */
 	const struct west_mg *mg;   /* the potential solvers' hierarchy (its
 				       arrays in the backend's memory) */
+	void **vgraph;              /* where the backend keeps the multigrid
+				       V-cycle recorded for mg (graph_begin),
+				       *vgraph NULL until then; NULL: not
+				       recorded */
 	double land_seconds;        /* steps 4 and 7, run with the terrain */
 	double transparency_seconds;
 };

@@ -258,6 +258,31 @@ static enum west_status vcycle(struct west_parts *ps, int L)
 }
 
 /*
+ * z = one V-cycle from level 0.  With one partition on a backend that
+ * records (CUDA graphs), the first call records the cycle's kernels into
+ * *wk->vgraph and every call queues that graph: the same kernels with the
+ * same arguments, in one launch instead of one per kernel.
+ */
+static enum west_status precondition(struct west_parts *ps)
+{
+	const struct west_kernel_ops *k = ps->part[0].ops;
+	void **graph = ps->part[0].wk.vgraph;
+	enum west_status st, end;
+
+	if (ps->n > 1 || !graph || !k->graph_begin)
+		return vcycle(ps, 0);
+	if (!*graph) {
+		if ((st = k->graph_begin()))
+			return st;
+		st = vcycle(ps, 0);
+		end = k->graph_end(st ? NULL : graph);   /* the recording always ends */
+		if (st || end)
+			return st ? st : end;
+	}
+	return k->graph_run(*graph);
+}
+
+/*
  * Step 8, multigrid: preconditioned conjugate gradients on A e = V D,
  * where the residual r (level 0's b) is recomputed from the field each
  * iteration, in the pass of the convergence test, and each step alpha p
@@ -272,7 +297,7 @@ static enum west_status multigrid(struct run *x, const struct west_solve_opts *o
 	enum west_status st = rhs_check(x, 1);
 
 	for (long it = 1; !st && !x->r->converged && it <= o->cycles; it++) {
-		if ((st = vcycle(ps, 0)) || (st = dot(ps, VEC_B, VEC_E, &rz)))
+		if ((st = precondition(ps)) || (st = dot(ps, VEC_B, VEC_E, &rz)))
 			break;
 		if (!(rz > 0.0))   /* r = 0, nothing left to move (or not a number) */
 			break;
