@@ -6,7 +6,10 @@
  *    --sor-max iterations (where it stalls, the measure it reached),
  *  - sor-potential at each omega of --omegas (the best one is marked),
  *  - multigrid (the median of --reps runs after a first run that also
- *    builds the hierarchy, timed apart);
+ *    builds the hierarchy, timed apart), beside it the same with the CPU's
+ *    reference kernels (WEST_CPU_KERNELS=reference) or without CUDA graphs
+ *    (WEST_CUDA_GRAPHS=0), and in --partitions N slabs of the grid on the
+ *    one device (parts.h: the partition layer's cost, its exchanges);
  * then the potential smoother's throughput on level 0 in cell-sweeps per
  * second (a cell-sweep: one cell updated once; a red-black iteration is
  * one per cell), against the bytes a sweep must move per cell and the
@@ -26,7 +29,7 @@
  * other on each grid, for the cost of cut cells measured in one run).
  *
  * Usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]
- *                     [--sor-max N] [--omegas 1.5,1.7,1.8,1.9]
+ *                     [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]
  *                     [--faces cut|staircase|cut,staircase]
  * Output: markdown tables on stdout, progress on stderr.  Exit 0, 1 on a
  * backend error, 2 on a bad option.  Built with `make tests/bench/solver-bench`.
@@ -53,7 +56,7 @@
 
 struct opts {
 	char grids[64], omegas[128], backend[8], faces[32];
-	int reps;
+	int reps, partitions;
 	long sor_max;
 };
 
@@ -146,15 +149,16 @@ static void row(const char *grid, const char *be, const char *solver,
 	       r->total / mg->total);
 }
 
-/* The median of reps multigrid runs into r. */
+/* The median of reps multigrid runs in `parts` slabs into r. */
 static void multigrid_median(const struct west_backend *be, void *state,
 			     const struct west_grid *g, const struct west_obs_set *obs, int reps,
-			     struct result *r)
+			     int parts, struct result *r)
 {
 	struct west_solve_opts o;
 	double t[64], tt[64];
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
+	o.partitions = parts;
 	for (int i = 0; i < reps; i++) {
 		*r = run(be, state, g, obs, &o);
 		t[i] = r->step8, tt[i] = r->total;
@@ -164,8 +168,8 @@ static void multigrid_median(const struct west_backend *be, void *state,
 	r->step8 = t[reps / 2], r->total = tt[reps / 2];
 }
 
-/* ref_state: the CPU backend with WEST_CPU_KERNELS=reference (NULL for
- * CUDA), its multigrid timed beside the vectorized one. */
+/* ref_state: the CPU backend with WEST_CPU_KERNELS=reference, or the CUDA
+ * backend with WEST_CUDA_GRAPHS=0, its multigrid timed beside state's. */
 static void solvers(const struct opts *op, const char *grid, const struct west_backend *be,
 		    void *state, void *ref_state, const struct west_grid *g,
 		    const struct west_obs_set *obs)
@@ -178,15 +182,26 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
 	first = run(be, state, g, obs, &o);
-	multigrid_median(be, state, g, obs, reps, &mg);
+	multigrid_median(be, state, g, obs, reps, 1, &mg);
 	row(grid, be->name, "multigrid", &mg, &mg);
 	if (ref_state) {
+		const char *what = strcmp(be->name, "cpu") ?
+				   "multigrid, no graphs (WEST_CUDA_GRAPHS=0)" :
+				   "multigrid, reference kernels (WEST_CPU_KERNELS=reference)";
 		run(be, ref_state, g, obs, &o);   /* builds its hierarchy */
-		multigrid_median(be, ref_state, g, obs, reps, &r);
-		row(grid, be->name, "multigrid, reference kernels (WEST_CPU_KERNELS=reference)",
-		    &r, &mg);
-		fprintf(stderr, "%s %s: multigrid with the reference kernels %.1f ms\n", grid,
-			be->name, 1e3 * r.total);
+		multigrid_median(be, ref_state, g, obs, reps, 1, &r);
+		row(grid, be->name, what, &r, &mg);
+		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
+	}
+	if (op->partitions > 1) {
+		char what[64];
+		snprintf(what, sizeof what, "multigrid, %d slabs (devices)", op->partitions);
+		o.partitions = op->partitions;
+		run(be, state, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
+		o.partitions = 1;
+		multigrid_median(be, state, g, obs, reps, op->partitions, &r);
+		row(grid, be->name, what, &r, &mg);
+		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
 	}
 	fprintf(stderr, "%s %s: multigrid %.1f ms (first run with the hierarchy build %.1f ms)\n",
 		grid, be->name, 1e3 * mg.total, 1e3 * first.total);
@@ -343,7 +358,7 @@ static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", 5, 20000 };
+	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", 5, 1, 20000 };
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
 		if (!strcmp(a, "--grids"))
@@ -358,10 +373,13 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->reps = atoi(v);
 		else if (!strcmp(a, "--sor-max"))
 			o->sor_max = atol(v);
+		else if (!strcmp(a, "--partitions"))
+			o->partitions = atoi(v);
 		else
 			return 0;
 	}
-	return argc % 2 == 1 && o->reps > 0 && o->sor_max > 0 &&
+	return argc % 2 == 1 && o->reps > 0 && o->sor_max > 0 && o->partitions >= 1 &&
+	       o->partitions <= 16 &&
 	       (!strcmp(o->faces, "cut") || !strcmp(o->faces, "staircase") ||
 		!strcmp(o->faces, "cut,staircase")) &&
 	       (!strcmp(o->backend, "cpu") || !strcmp(o->backend, "cuda"));
@@ -377,7 +395,7 @@ int main(int argc, char **argv)
 
 	if (!parse(argc, argv, &o)) {
 		fputs("usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]\n"
-		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9]\n"
+		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]\n"
 		      "                    [--faces cut|staircase|cut,staircase]\n", stderr);
 		return 2;
 	}
@@ -385,11 +403,12 @@ int main(int argc, char **argv)
 		die(o.backend, be ? err : "not built");
 	if (be->init(&state, err, sizeof err))
 		die("init", err);
-	if (!strcmp(be->name, "cpu")) {
-		setenv("WEST_CPU_KERNELS", "reference", 1);
+	{
+		const char *var = strcmp(be->name, "cpu") ? "WEST_CUDA_GRAPHS" : "WEST_CPU_KERNELS";
+		setenv(var, strcmp(be->name, "cpu") ? "0" : "reference", 1);
 		if (be->init(&ref_state, err, sizeof err))
 			die("init", err);
-		unsetenv("WEST_CPU_KERNELS");
+		unsetenv(var);
 	}
 	be->describe(state, dev, sizeof dev);
 	bench_obs_init(&obs);
@@ -397,8 +416,9 @@ int main(int argc, char **argv)
 		die("stations", "out of memory");
 	printf("## Solvers to max|D| h / U_ref <= %g (solver-bench)\n\n- backend: %s\n"
 	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s"
-	       " --faces %s\n\n",
-	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas, o.faces);
+	       " --faces %s --partitions %d\n\n",
+	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas, o.faces,
+	       o.partitions);
 	printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
 	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	snprintf(list, sizeof list, "%s", o.grids);
