@@ -13,6 +13,11 @@
  * that sweep all its cells, with a barrier between colour passes: one
  * launch instead of 4 per sweep.
  *
+ * The colour pass, the operator and the restriction launch over the
+ * level's own rows (the coarse level's for the restriction; kernels.h),
+ * j offset by jlo; the field update, prolongation, coarse solve and
+ * vector operations over every row.
+ *
  * Dot products: a fixed grid of at most DOT_BLOCKS blocks (grid-stride),
  * each reducing in shared memory into a partial in static device memory,
  * then one block over the partials; reproducible run to run.
@@ -28,13 +33,20 @@
 static __device__ double dot_partial[DOT_BLOCKS];
 static __device__ double dot_result;
 
+/* A level's own rows (kernels.h): jlo <= j < ny - jhi. */
+static inline size_t own_rows(const struct west_plevel *l)
+{
+	return l->ny - l->jlo - l->jhi;
+}
+
 /* The slot t of row (j, k) of colour c this thread of a compacted launch
- * takes; 0 when it has no cell. */
+ * over l's own rows takes; 0 when it has no cell. */
 static __device__ __forceinline__ int colour_cell(const struct west_plevel &l, int c,
 						  size_t *t, size_t *j, size_t *k)
 {
 	west_tid3(t, j, k);
-	return 2 * *t + ((*j + *k + (size_t)c) & 1) < l.nx && *j < l.ny;
+	*j += l.jlo;
+	return 2 * *t + ((*j + *k + (size_t)c) & 1) < l.nx && *j < l.ny - l.jhi;
 }
 
 static __global__ void apply_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
@@ -67,7 +79,9 @@ static __global__ void smooth_k(struct west_plevel l, float omega, int colour)
 extern "C" enum west_status west_pot_smooth_cuda(const struct west_plevel *l, float omega,
 						 int colour)
 {
-	smooth_k<<<west_grid3(l->hx, l->ny, l->nz), west_block3()>>>(*l, omega, colour);
+	if (own_rows(l) == 0)   /* nothing to do (a launch of no blocks fails) */
+		return WEST_OK;
+	smooth_k<<<west_grid3(l->hx, own_rows(l), l->nz), west_block3()>>>(*l, omega, colour);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
@@ -76,14 +90,17 @@ static __global__ void restrict_k(struct west_plevel f, struct west_plevel c)
 {
 	size_t i, j, k;
 	west_tid3(&i, &j, &k);
-	if (i < c.nx && j < c.ny)
+	j += c.jlo;
+	if (i < c.nx && j < c.ny - c.jhi)
 		west_prestrict_at(&f, &c, i, j, k);
 }
 
 extern "C" enum west_status west_pot_restrict_cuda(const struct west_plevel *fine,
 						   const struct west_plevel *coarse)
 {
-	restrict_k<<<west_grid3(coarse->nx, coarse->ny, coarse->nz), west_block3()>>>(
+	if (own_rows(coarse) == 0)
+		return WEST_OK;
+	restrict_k<<<west_grid3(coarse->nx, own_rows(coarse), coarse->nz), west_block3()>>>(
 		*fine, *coarse);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
@@ -138,14 +155,17 @@ static __global__ void matvec_k(struct west_plevel l, const float *x, float *y)
 {
 	size_t i, j, k;
 	west_tid3(&i, &j, &k);
-	if (i < l.nx && j < l.ny)
+	j += l.jlo;
+	if (i < l.nx && j < l.ny - l.jhi)
 		west_pmatvec_at(&l, x, y, i, j, k);
 }
 
 extern "C" enum west_status west_pot_matvec_cuda(const struct west_plevel *l,
 						 const float *x, float *y)
 {
-	matvec_k<<<west_grid3(l->nx, l->ny, l->nz), west_block3()>>>(*l, x, y);
+	if (own_rows(l) == 0)
+		return WEST_OK;
+	matvec_k<<<west_grid3(l->nx, own_rows(l), l->nz), west_block3()>>>(*l, x, y);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
