@@ -253,8 +253,8 @@ struct west_plevel {
  * own rows jlo <= j < ny - jhi, as its kgrid's: the colour pass and the
  * operator update their cells only (e, y elsewhere untouched), the
  * restriction the coarse level's own rows (each from its fine rows, as
- * ever); the other potential kernels work on every row.  0 and 0: every
- * row, as before.
+ * ever), the dot product sums them; the other potential kernels work on
+ * every row.  0 and 0: every row, as before.
  */
 
 /* b = vol D(u) on level 0's open cells (code != 0), 0 elsewhere, and in
@@ -298,10 +298,18 @@ enum west_status west_pot_coarse_cpu(const struct west_plevel *l, int sweeps);
 enum west_status west_pot_matvec_cpu(const struct west_plevel *l, const float *x,
 				     float *y);
 
-/* *dot = sum of x[i] y[i] for i < n, accumulated in double (the GPU's
- * order differs: agrees to rounding).  Host memory for dot. */
-enum west_status west_pot_dot_cpu(size_t n, const float *x, const float *y,
-				  double *dot);
+/*
+ * The row sums of x . y on level l's layout (docs/design.md section 5,
+ * "Reductions in a fixed order"): sums[j - l->jlo], for each own row j
+ * (host memory, ny - jlo - jhi doubles), is the sum in double of
+ * (double)x[s] * (double)y[s], s = c ncol + t + hx (j + ny k), over c = 0,
+ * 1, then k = 0 .. nz - 1, then t = 0 .. hx - 1 (padding slots included),
+ * added one at a time in that order: the same bits on any number of
+ * threads.  A caller adds the rows in ascending j.  (The GPU sums each
+ * row in another order: agrees to rounding.)
+ */
+enum west_status west_pot_dot_cpu(const struct west_plevel *l, const float *x,
+				  const float *y, double *sums);
 
 /* y = x + beta y for i < n. */
 enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *y);
@@ -350,7 +358,7 @@ __typeof__(west_pot_rhs_cpu) west_pot_rhs_simd;
 
 /*
  * The CUDA launchers, one per reference above, with its prototype by
- * construction (device pointers; norms is host memory, 2 doubles, written
+ * construction (device pointers; norms and sums are host memory, written
  * after the device reduction finishes).
  */
 __typeof__(west_stability_cpu) west_stability_cuda;

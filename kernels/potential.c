@@ -114,15 +114,26 @@ enum west_status west_pot_matvec_cpu(const struct west_plevel *l, const float *x
 	return WEST_OK;
 }
 
-enum west_status west_pot_dot_cpu(size_t n, const float *x, const float *y,
-				  double *dot)
+/* Each own row's sum on one thread, in the documented order: the rows'
+ * sums do not depend on how the rows are shared among threads. */
+enum west_status west_pot_dot_cpu(const struct west_plevel *l, const float *x,
+				  const float *y, double *sums)
 {
-	double sum = 0.0;
+	long rows = (long)OWN(l);
 
-	#pragma omp parallel for schedule(static) reduction(+:sum)
-	for (long i = 0; i < (long)n; i++)
-		sum += (double)x[i] * (double)y[i];
-	*dot = sum;
+	#pragma omp parallel for schedule(static) if (PAR(l))
+	for (long r = 0; r < rows; r++) {
+		size_t j = l->jlo + (size_t)r;
+		double sum = 0.0;
+		for (size_t c = 0; c < 2; c++)
+			for (size_t k = 0; k < l->nz; k++) {
+				size_t s = c * l->ncol + l->hx * (j + l->ny * k);
+				const float *xr = x + s, *yr = y + s;
+				for (size_t t = 0; t < l->hx; t++)
+					sum += (double)xr[t] * (double)yr[t];
+			}
+		sums[r] = sum;
+	}
 	return WEST_OK;
 }
 

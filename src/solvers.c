@@ -9,6 +9,9 @@
 #include "model_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "log.h"
 
 /* Both convergence measures from the norms n (max |D|, sum D^2) into c. */
 static void convergence(struct run *x, struct west_convergence *c, const double n[2])
@@ -150,6 +153,23 @@ static enum west_status vcycle(const struct west_kernel_ops *k, const struct wes
 	return smooth(k, l, 1);
 }
 
+/* *out = x . y on level l: the kernel's sums of its rows (into sums, a
+ * double per row) added in ascending row order, one at a time
+ * (docs/design.md section 5, "Reductions in a fixed order"). */
+static enum west_status dot(const struct west_kernel_ops *k, const struct west_plevel *l,
+			    const float *x, const float *y, double *sums, double *out)
+{
+	enum west_status st = k->pot_dot(l, x, y, sums);
+	double sum = 0.0;
+
+	if (st)
+		return st;
+	for (size_t j = 0; j < l->ny - l->jlo - l->jhi; j++)
+		sum += sums[j];
+	*out = sum;
+	return WEST_OK;
+}
+
 /*
  * Step 8, multigrid: preconditioned conjugate gradients on A e = V D,
  * where the residual r (level 0's b) is recomputed from the field each
@@ -165,18 +185,21 @@ static enum west_status multigrid(struct run *x, const struct west_solve_opts *o
 	const struct west_mg *mg = wk->mg;
 	const struct west_plevel *l0 = &mg->lv[0];
 	size_t n = 2 * l0->ncol;
-	double rz, rz_old = 0.0, pq;
-	enum west_status st = rhs_check(x, 1);
+	double rz, rz_old = 0.0, pq, *sums = malloc(l0->ny * sizeof *sums);
+	enum west_status st = sums ? rhs_check(x, 1) : WEST_ERR_NOMEM;
 
+	if (!sums)
+		west_log(WEST_LOG_ERR, "multigrid: no memory for the dot products' %zu row sums",
+			 l0->ny);
 	for (long it = 1; !st && !x->r->converged && it <= o->cycles; it++) {
-		if ((st = vcycle(k, mg, 0)) || (st = k->pot_dot(n, l0->b, l0->e, &rz)))
+		if ((st = vcycle(k, mg, 0)) || (st = dot(k, l0, l0->b, l0->e, sums, &rz)))
 			break;
 		if (!(rz > 0.0))   /* r = 0, nothing left to move (or not a number) */
 			break;
 		if ((it == 1 && (st = k->pot_zero(n, mg->p))) ||
 		    (st = k->pot_xpby(n, l0->e, it == 1 ? 0.0f : (float)(rz / rz_old), mg->p)) ||
 		    (st = k->pot_matvec(l0, mg->p, mg->q)) ||
-		    (st = k->pot_dot(n, mg->p, mg->q, &pq)))
+		    (st = dot(k, l0, mg->p, mg->q, sums, &pq)))
 			break;
 		if (!(pq > 0.0))   /* A is positive definite: only rounding or NaN */
 			break;
@@ -187,6 +210,7 @@ static enum west_status multigrid(struct run *x, const struct west_solve_opts *o
 		x->r->iterations = it;
 		st = rhs_check(x, 0);
 	}
+	free(sums);
 	return st;
 }
 

@@ -96,19 +96,21 @@
  *    one fixed order and agree exactly; the CPU's OpenMP loops split the
  *    two sums among their threads differently: on 16 threads the sums
  *    differed in the last bits.)
- *  - pot_dot: within 1e-12 of sum |x_i y_i|.  It sums in double in another
- *    order: each product of two floats is exact in double and each addition
- *    is off by at most 2^-53 of a partial sum, so n terms in any order stay
- *    within n 2^-53 sum |x y| (1.2e-10 at 2^20 terms); the errors of random
- *    sign grow as sqrt(n) 2^-53 (1.1e-13 at 2^20), which 1e-12 holds with a
- *    factor 9; one lost element or block moves the sum by ~1e-6 of it or
- *    more.  p.q and e.b of level 0 (a few thousand elements), and 2^20 + 3
- *    elements (more than the GPU's grid-stride reduction has threads).
+ *  - pot_dot: each row's sum within 1e-12 of that row's sum |x_i y_i|,
+ *    and the rows' totals within 1e-12 of the whole sum |x y|.  A row is
+ *    summed in double in another order: each product of two floats is
+ *    exact in double and each addition is off by at most 2^-53 of a partial
+ *    sum, so n terms in any order stay within n 2^-53 sum |x y| (1.2e-10 at
+ *    2^20 terms); the errors of random sign grow as sqrt(n) 2^-53 (1.1e-13
+ *    at 2^20), which 1e-12 holds with a factor 9; one lost element or row
+ *    moves a sum by ~1e-6 of it or more.  p.q of level 0, e.b of every
+ *    level, and a level of 8195 rows of 601 columns (rows longer than the
+ *    GPU's block, more rows than it sums in one launch).
  *  - views (kernels.h: own rows jlo <= j < ny - jhi; the cases *_views,
  *    with halo rows at both ends, jlo = 2, jhi = 1, and at the top only,
  *    jlo = 0, jhi = 3): the sweep, the divergence norms, pot_rhs (the
  *    grid's and level 0's own rows), pot_smooth, pot_matvec, pot_restrict
- *    (the coarse level's own rows) on views, each against the
+ *    (the coarse level's own rows) and pot_dot on views, each against the
  *    reference on the same view with the bounds above (the halo rows of
  *    the block and the field, which the reference leaves, compared too);
  *    levels with too few rows for a view are passed over.
@@ -1140,38 +1142,91 @@ static void check_pot_xpby_zero(struct tcase *c)
 	expect_same_block(c, &d, "pot_zero");
 }
 
-/* Both dot products of n elements, within 1e-12 of sum |x y|. */
-static void expect_dot(const char *what, size_t n, const float *x, const float *y,
-		       const float *dx, const float *dy)
+/*
+ * The row sums of x . y on level l (a view or the whole; dx, dy the
+ * backend's copies), the backend's against the reference's: each row's
+ * within 1e-12 of that row's sum |x y|, and their totals, each added in
+ * row order, within 1e-12 of the whole sum |x y|; no sum written past the
+ * view's rows (a sentinel after them stays).
+ */
+static void expect_dot(const char *what, const struct west_plevel *l, const float *x,
+		       const float *y, const float *dx, const float *dy)
 {
-	double cpu = 0.0, got = NAN, mag = 0.0;
+	size_t rows = l->ny - l->jlo - l->jhi;
+	double *cpu = hbuf((rows + 1) * sizeof *cpu), *got = hbuf((rows + 1) * sizeof *got);
+	double tc = 0.0, tg = 0.0, tmag = 0.0;
 
-	for (size_t i = 0; i < n; i++)
-		mag += fabs((double)x[i] * y[i]);
-	cr_assert_eq(west_pot_dot_cpu(n, x, y, &cpu), WEST_OK);
-	launched("pot_dot", be.k->pot_dot(n, dx, dy, &got));
-	cr_expect_leq(fabs(cpu - got), 1e-12 * mag, "%s: %s: cpu %.17g, got %.17g (sum |xy| %g)",
-		      context, what, cpu, got, mag);
-	cr_expect_gt(mag, 0.0);
+	cpu[rows] = got[rows] = -1.25;
+	cr_assert_eq(west_pot_dot_cpu(l, x, y, cpu), WEST_OK);
+	launched("pot_dot", be.k->pot_dot(l, dx, dy, got));
+	cr_expect_eq(got[rows], -1.25, "%s: %s: a sum written past the view's %zu rows",
+		     context, what, rows);
+	for (size_t r = 0; r < rows; r++) {
+		size_t j = l->jlo + r;
+		double mag = 0.0;
+		for (size_t c = 0; c < 2; c++)
+			for (size_t k = 0; k < l->nz; k++)
+				for (size_t t = 0; t < l->hx; t++) {
+					size_t s = c * l->ncol + t + l->hx * (j + l->ny * k);
+					mag += fabs((double)x[s] * y[s]);
+				}
+		if (!(fabs(cpu[r] - got[r]) <= 1e-12 * mag))
+			cr_assert_fail("%s: %s: rows [%zu, %zu): row %zu: cpu %.17g, got %.17g "
+				       "(sum |xy| %g)", context, what, l->jlo, l->ny - l->jhi, j,
+				       cpu[r], got[r], mag);
+		tc += cpu[r], tg += got[r], tmag += mag;
+	}
+	cr_expect_leq(fabs(tc - tg), 1e-12 * tmag, "%s: %s: rows [%zu, %zu): total cpu %.17g, "
+		      "got %.17g (sum |xy| %g)", context, what, l->jlo, l->ny - l->jhi, tc, tg,
+		      tmag);
+	cr_expect_gt(tmag, 0.0);
 }
 
-/* p.q and e.b of level 0 (a few thousand elements: fewer than one block
- * per 256), and 2^20 + 3 elements (more than the 1024 x 256 threads of the
- * GPU's grid-stride reduction). */
-static void check_pot_dot(struct tcase *c)
+/*
+ * p.q of level 0, e.b of every level (a few to a few thousand slots a row:
+ * rows shorter than a block of the GPU), and a level of 8195 rows of 601
+ * columns (a row longer than a block's 256 threads, more rows than the
+ * GPU's 8192 a launch) with random values in every slot; each on view r
+ * (r < NVIEWS; a level with too few rows passed over) or the whole.
+ */
+static void pot_dot_on(struct tcase *c, size_t r)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct west_mg d = be_hierarchy(c, &dk);
-	size_t n = 2 * c->h.lv[0].ncol, big = (1u << 20) + 3;
-	float *x = hbuf(big * sizeof *x), *y = hbuf(big * sizeof *y);
+	struct west_plevel big = { .nx = 601, .ny = 8195, .nz = 1, .hx = 301,
+				   .ncol = (size_t)301 * 8195 }, l, bv = big;
+	size_t n = 2 * big.ncol;
+	float *x = hbuf(n * sizeof *x), *y = hbuf(n * sizeof *y);
+	char what[64];
 	uint64_t s = 401;
 
-	expect_dot("p.q", n, c->h.p, c->h.q, d.p, d.q);
-	expect_dot("e.b", n, c->h.lv[0].e, c->h.lv[0].b, d.lv[0].e, d.lv[0].b);
-	for (size_t i = 0; i < big; i++)
+	for (int L = 0; L < c->h.nlevels; L++) {
+		const struct west_plevel *h = &c->h.lv[L];
+		l = *h;
+		if (r < NVIEWS && !lview(&l, h, r))
+			continue;
+		if (L == 0)
+			expect_dot("p.q", &l, c->h.p, c->h.q, d.p, d.q);
+		snprintf(what, sizeof what, "e.b level %d", L);
+		expect_dot(what, &l, h->e, h->b, d.lv[L].e, d.lv[L].b);
+	}
+	for (size_t i = 0; i < n; i++)
 		x[i] = (float)(100 * rnd(&s)), y[i] = (float)rnd(&s);
-	expect_dot("2^20 + 3 elements", big, x, y, be_upload(x, big * sizeof *x),
-		   be_upload(y, big * sizeof *y));
+	if (r < NVIEWS)
+		cr_assert(lview(&bv, &big, r));
+	expect_dot("8195 rows of 601", &bv, x, y, be_upload(x, n * sizeof *x),
+		   be_upload(y, n * sizeof *y));
+}
+
+static void check_pot_dot(struct tcase *c)
+{
+	pot_dot_on(c, NVIEWS);
+}
+
+static void check_pot_dot_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_dot_on(c, r);
 }
 
 /* ---- the table -------------------------------------------------------------- */
@@ -1215,6 +1270,7 @@ static void check_pot_dot(struct tcase *c)
 	X(b, pot_matvec_views)               \
 	X(b, pot_xpby_zero)                  \
 	X(b, pot_dot)                        \
+	X(b, pot_dot_views)                  \
 	X(b, mg_build)
 
 #define CASE_TEST(backend, name)                                              \
