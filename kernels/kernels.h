@@ -94,8 +94,10 @@ struct west_kstation {
  * sweep, the divergence norms and west_pot_rhs_cpu work on the own rows
  * only (the norms and b of their cells; a sweep moves the faces of its
  * own cells, so the y-faces between the own rows and the halo too);
- * every other kernel on every row.  All three 0 (a zero-initialized view)
- * is the whole grid: the kernels as they were, bit for bit.
+ * every other kernel of a kgrid on every row (the potential kernels take
+ * the own rows of their level: struct west_plevel below).  All three 0 (a
+ * zero-initialized view) is the whole grid: the kernels as they were, bit
+ * for bit.
  */
 
 /* Red-black ordering of the sweep (docs/design.md section 3). */
@@ -249,12 +251,12 @@ struct west_plevel {
 };
 
 /*
- * A level of a view (a partition's, kernels.h on struct west_kgrid) has
- * own rows jlo <= j < ny - jhi, as its kgrid's: the colour pass and the
- * operator update their cells only (e, y elsewhere untouched), the
- * restriction the coarse level's own rows (each from its fine rows, as
- * ever), the dot product sums them; the other potential kernels work on
- * every row.  0 and 0: every row, as before.
+ * A level of a view (a partition's multigrid level; views: above enum
+ * west_kindexing) has own rows jlo <= j < ny - jhi, as its kgrid's: the
+ * colour pass and the operator update their cells only (e, y elsewhere
+ * untouched), the restriction the coarse level's own rows (each from its
+ * fine rows, as ever), the dot product sums them; the other potential
+ * kernels work on every row.  0 and 0: every row, as before.
  */
 
 /* b = vol D(u) on level 0's open cells (code != 0), 0 elsewhere, and in
