@@ -62,12 +62,12 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 				       float *u, float *v, float *w)
 {
 	const struct west_sor o = west_sor_init(g, omega, eta);
-	long rows = (long)(g->ny * g->nz);
-	size_t nx = g->nx, ny = g->ny;
+	size_t nx = g->nx, own = g->ny - g->jlo - g->jhi;   /* the own rows */
+	long rows = (long)(own * g->nz);
 
 	#pragma omp parallel for schedule(static)
 	for (long rr = 0; rr < rows; rr++) {
-		size_t j = (size_t)rr % ny, k = (size_t)rr / ny;
+		size_t j = g->jlo + (size_t)rr % own, k = (size_t)rr / own;
 		struct row r;
 		row_init(g, u, v, w, j, k, &r);
 		if (indexing == WEST_KINDEX_MASKED) {
@@ -82,18 +82,19 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 	return WEST_OK;
 }
 
-/* The norms of u over fluid cells, and with l0 level 0's right-hand side. */
+/* The norms of u over the fluid cells of g's own rows, and with l0 level
+ * 0's right-hand side there. */
 static void norms_rhs(const struct west_kgrid *g, const struct west_plevel *l0,
 		      const float *u, const float *v, const float *w, double *norms)
 {
 	const struct west_sor o = west_sor_init(g, 1.0f, 1.0f);
-	long rows = (long)(g->ny * g->nz);
-	size_t nx = g->nx, ny = g->ny;
+	size_t nx = g->nx, own = g->ny - g->jlo - g->jhi;
+	long rows = (long)(own * g->nz);
 	double mx = 0.0, sum = 0.0;
 
 	#pragma omp parallel for schedule(static) reduction(max:mx) reduction(+:sum)
 	for (long r = 0; r < rows; r++) {
-		size_t j = (size_t)r % ny, k = (size_t)r / ny;
+		size_t j = g->jlo + (size_t)r % own, k = (size_t)r / own;
 		for (size_t i = 0; i < nx; i++) {
 			int fluid;
 			double d = west_pdiv_at(g, l0, &o, u, v, w, i, j, k, &fluid);

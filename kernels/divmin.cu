@@ -11,19 +11,21 @@
  * nx x ny x nz; threads of the other colour return at once, so half the
  * threads idle.  compact (the paper's fix, docs/design.md section 3): a thread
  * per cell of the colour: thread (t, j, k) of nt = ceil(nx / 2) x ny x nz
- * takes i = 2t + ((j + k + colour) & 1), guarded by i < nx.
+ * takes i = 2t + ((j + k + colour) & 1), guarded by i < nx.  Both launch
+ * over the view's own rows only (kernels.h), j offset by jlo.
  *
  * The potential solvers' right-hand side (west_pot_rhs_cuda) is written by
  * the same pass, which reads the field once for both.
  *
- * Norms: a fixed grid of at most NORM_BLOCKS blocks walks the rows (j, k);
- * each block reduces its max |D| and sum D^2 (double, as the CPU) in
- * shared memory into a partial, and one block reduces the partials.  The
- * grid, hence the summation order, depends only on the grid size, so the
- * sum is reproducible run to run (it differs from the CPU's order: the
- * max is exact, the sum agrees to rounding).  The partials live in static
- * device memory: no allocation per check, one caller at a time (the
- * backend's compute thread).
+ * Norms: a fixed grid of at most NORM_BLOCKS blocks walks the own rows
+ * (j, k) (kernels.h, views); each block reduces its max |D| and sum D^2
+ * (double, as the CPU) in shared memory into a partial, and one block
+ * reduces the partials.  The grid, hence the summation order, depends
+ * only on the number of own rows and nx, so the sum is reproducible run
+ * to run (it differs from the CPU's order: the max is exact, the sum
+ * agrees to rounding).  The partials live in static device memory: no
+ * allocation per check, one caller at a time (the backend's compute
+ * thread).
  */
 #include <string.h>
 
@@ -52,12 +54,14 @@ static __device__ __forceinline__ void sweep_at(const struct west_kgrid &g,
 		      __ldg(&g.rdz[k]), __ldg(&g.rdzf[k]), __ldg(&g.rdzf[k + 1]));
 }
 
+/* The launches cover g's own rows: thread row j takes row j + jlo. */
 static __global__ void sweep_masked(struct west_kgrid g, struct west_sor o, int colour,
 				    float *u, float *v, float *w)
 {
 	size_t i, j, k;
 	west_tid3(&i, &j, &k);
-	if (i < g.nx && j < g.ny && ((i + j + k) & 1) == (size_t)colour)
+	j += g.jlo;
+	if (i < g.nx && j < g.ny - g.jhi && ((i + j + k) & 1) == (size_t)colour)
 		sweep_at(g, o, u, v, w, i, j, k);
 }
 
@@ -66,8 +70,9 @@ static __global__ void sweep_compact(struct west_kgrid g, struct west_sor o, int
 {
 	size_t t, j, k;
 	west_tid3(&t, &j, &k);
+	j += g.jlo;
 	size_t i = 2 * t + ((j + k + (size_t)colour) & 1);
-	if (i < g.nx && j < g.ny)
+	if (i < g.nx && j < g.ny - g.jhi)
 		sweep_at(g, o, u, v, w, i, j, k);
 }
 
@@ -77,11 +82,15 @@ extern "C" enum west_status west_divmin_sweep_cuda(const struct west_kgrid *g, f
 						   float *u, float *v, float *w)
 {
 	const struct west_sor o = west_sor_init(g, omega, eta);
+	size_t own = g->ny - g->jlo - g->jhi;
+
+	if (own == 0)   /* no own rows: nothing to do (a launch of no blocks fails) */
+		return WEST_OK;
 	if (indexing == WEST_KINDEX_MASKED)
-		sweep_masked<<<west_grid3(g->nx, g->ny, g->nz), west_block3()>>>(
+		sweep_masked<<<west_grid3(g->nx, own, g->nz), west_block3()>>>(
 			*g, o, colour, u, v, w);
 	else
-		sweep_compact<<<west_grid3((g->nx + 1) / 2, g->ny, g->nz), west_block3()>>>(
+		sweep_compact<<<west_grid3((g->nx + 1) / 2, own, g->nz), west_block3()>>>(
 			*g, o, colour, u, v, w);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
@@ -104,11 +113,11 @@ static __global__ void norms_rows(struct west_kgrid g, struct west_plevel l0, in
 				  const float *w)
 {
 	__shared__ double smax[NORM_THREADS], ssum[NORM_THREADS];
-	size_t nx = g.nx, ny = g.ny, rows = ny * g.nz;
+	size_t nx = g.nx, own = g.ny - g.jlo - g.jhi, rows = own * g.nz;
 	double mx = 0.0, sum = 0.0;
 
 	for (size_t r = blockIdx.x; r < rows; r += gridDim.x) {
-		size_t j = r % ny, k = r / ny;
+		size_t j = g.jlo + r % own, k = r / own;
 		for (size_t i = threadIdx.x; i < nx; i += NORM_THREADS) {
 			int fluid;
 			double d = west_pdiv_at(&g, rhs ? &l0 : NULL, &o, u, v, w, i, j, k,
@@ -137,13 +146,20 @@ static __global__ void norms_partials(unsigned nb)
 		norm_result[0] = smax[0], norm_result[1] = ssum[0];
 }
 
-/* The norms of u, and with rhs level 0's right-hand side (l0). */
+/* The norms of u on g's own rows, and with rhs level 0's right-hand side
+ * (l0) there. */
 static enum west_status norms_rhs(const struct west_kgrid *g, const struct west_plevel *l0,
 				  int rhs, const float *u, const float *v, const float *w,
 				  double *norms)
 {
-	size_t rows = g->ny * g->nz;
+	size_t rows = (g->ny - g->jlo - g->jhi) * g->nz;
 	unsigned nb = rows < NORM_BLOCKS ? (unsigned)rows : NORM_BLOCKS;
+
+	if (rows == 0) {   /* no own cells: no divergence, nothing to launch */
+		norms[0] = norms[1] = 0.0;
+		WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));   /* waits, as ever */
+		return WEST_OK;
+	}
 
 	norms_rows<<<nb, NORM_THREADS>>>(*g, *l0, rhs, west_sor_init(g, 1.0f, 1.0f), u, v, w);
 	WEST_CUDA_LOG(cudaGetLastError());

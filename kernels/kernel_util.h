@@ -83,12 +83,13 @@ WEST_HD float west_idw_value(size_t ns, const struct west_kstation *st,
 
 /* ---------------------------------------------------- per-element bodies */
 
-/* 1. The class of column (i, j): IDW of the station classes, rounded. */
+/* 1. The class of column (i, j): IDW of the station classes, rounded.
+ * Its centre from the global row j + jg (kernels.h, views). */
 WEST_HD unsigned char west_stability_at(const struct west_kgrid *g, size_t ns,
 					const struct west_kstation *st,
 					const float *stab, size_t i, size_t j)
 {
-	float x = ((float)i + 0.5f) * g->dx, y = ((float)j + 0.5f) * g->dy;
+	float x = ((float)i + 0.5f) * g->dx, y = ((float)(j + g->jg) + 0.5f) * g->dy;
 	float c = west_idw_value(ns, st, x, y, stab, NULL, 0.0f);
 	return (unsigned char)floorf(c + 0.5f);
 }
@@ -137,12 +138,13 @@ WEST_HD float west_face_height(const struct west_kgrid *g, float gf, size_t k)
 	return fmaxf(g->zc[k] - gf, 0.5f * (top - gf));
 }
 
-/* 5. u on x-face (i, j, k) and v on y-face (i, j, k). */
+/* 5. u on x-face (i, j, k) and v on y-face (i, j, k); face centres from
+ * the global row j + jg (kernels.h, views). */
 WEST_HD float west_interp_u_at(const struct west_kgrid *g, size_t ns,
 			       const struct west_kstation *st, const float *pst,
 			       const float *us, size_t i, size_t j, size_t k)
 {
-	float x = (float)i * g->dx, y = ((float)j + 0.5f) * g->dy;
+	float x = (float)i * g->dx, y = ((float)(j + g->jg) + 0.5f) * g->dy;
 	float gr = west_face_ground(g->ground, (long)i - 1, (long)i, (long)g->nx,
 				    1, j * g->nx);
 	return west_idw_value(ns, st, x, y, us, pst, west_face_height(g, gr, k));
@@ -151,7 +153,7 @@ WEST_HD float west_interp_v_at(const struct west_kgrid *g, size_t ns,
 			       const struct west_kstation *st, const float *pst,
 			       const float *vs, size_t i, size_t j, size_t k)
 {
-	float x = ((float)i + 0.5f) * g->dx, y = (float)j * g->dy;
+	float x = ((float)i + 0.5f) * g->dx, y = (float)(j + g->jg) * g->dy;
 	float gr = west_face_ground(g->ground, (long)j - 1, (long)j, (long)g->ny,
 				    g->nx, i);
 	return west_idw_value(ns, st, x, y, vs, pst, west_face_height(g, gr, k));

@@ -57,6 +57,9 @@ struct west_kgrid {
 				      the base (m), j * nx + i */
 	const unsigned char *land; /* nx * ny * nz, 1 = land */
 	const float *tx, *ty, *tz; /* face transparencies in [0, 1] */
+	size_t jg;                 /* the global row of row 0 (below) */
+	size_t jlo, jhi;           /* rows at the bottom, at the top, that are
+				      not the view's own (below) */
 };
 
 struct west_kstation {
@@ -68,6 +71,34 @@ struct west_kstation {
 			      carries the speed; above it the speed holds
 			      (docs/model.md, step 2); >= height */
 };
+
+/*
+ * Views of part of a grid (docs/design.md section 5: a partition is a
+ * slab of whole rows, with halo rows).  A kgrid may be a view of rows
+ * jg .. jg + ny - 1 of a larger grid, its arrays those rows' (the layouts
+ * above with this ny).  jg enters positions only: step 1 takes each
+ * column's centre, step 5 each face's centre, at the global row j + jg,
+ * as the whole grid computes them for that row, so a view's columns and
+ * faces get the whole grid's bits (but step 5's y-faces on a view's
+ * first and last face rows, whose ground is the mean of a row the view
+ * lacks: those take the edge rule, as at the grid's own edge).  Step 2
+ * finds a station's column in cls from the station's y, so steps 1 and 2
+ * take a view of the whole grid's columns (jg = 0): the driver runs them
+ * on the whole 2D grid.  Everything else works in the view's own indices:
+ * a cell's colour is (i + j + k) & 1 of its row j in the view, which is
+ * the whole grid's colour when jg is even and the other one when jg is
+ * odd (a driver passes colour ^ (jg & 1) to a colour pass then).
+ *
+ * jlo, jhi: the view's own rows are jlo <= j < ny - jhi (jlo + jhi <=
+ * ny); the others are halo or padding rows, read and never updated.  The
+ * sweep, the divergence norms and west_pot_rhs_cpu work on the own rows
+ * only (the norms and b of their cells; a sweep moves the faces of its
+ * own cells, so the y-faces between the own rows and the halo too);
+ * every other kernel of a kgrid on every row (the potential kernels take
+ * the own rows of their level: struct west_plevel below).  All three 0 (a
+ * zero-initialized view) is the whole grid: the kernels as they were, bit
+ * for bit.
+ */
 
 /* Red-black ordering of the sweep (docs/design.md section 3). */
 enum west_kindexing { WEST_KINDEX_MASKED, WEST_KINDEX_COMPACT };
@@ -148,9 +179,10 @@ enum west_status west_transparency_cpu(const struct west_kgrid *g, int cut,
 
 /*
  * 8. divergence minimization, one colour pass of the velocity-form
- * red-black SOR: every cell with (i + j + k) & 1 == colour and S > 0 moves
- * its six faces so that its divergence becomes (1 - omega) D.  masked and
- * compact visit the same cells with the same arithmetic (bit-identical).
+ * red-black SOR: every cell of g's own rows with (i + j + k) & 1 ==
+ * colour and S > 0 moves its six faces so that its divergence becomes
+ * (1 - omega) D.  masked and compact visit the same cells with the same
+ * arithmetic (bit-identical).
  */
 enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 				       float eta, int colour,
@@ -158,10 +190,10 @@ enum west_status west_divmin_sweep_cpu(const struct west_kgrid *g, float omega,
 				       float *u, float *v, float *w);
 
 /*
- * Divergence norms over fluid cells: norms[0] = max |D| (1/s),
- * norms[1] = sum of D^2; each cell's D as the sweep computes it (float),
- * accumulated in double.  (The convergence check of step 8
- * and the diagnostics.)
+ * Divergence norms over the fluid cells of g's own rows: norms[0] =
+ * max |D| (1/s), norms[1] = sum of D^2; each cell's D as the sweep
+ * computes it (float), accumulated in double.  (The convergence check of
+ * step 8 and the diagnostics.)
  */
 enum west_status west_divergence_norms_cpu(const struct west_kgrid *g,
 					   const float *u, const float *v,
@@ -214,11 +246,23 @@ struct west_plevel {
 				       for cut cells; not in the block */
 	const float *g;             /* coarser levels: 6 * 2 * ncol conductances (m) */
 	float *e, *b;               /* 2 * ncol: correction (m^2/s), right-hand side */
+	size_t jlo, jhi;            /* rows at the bottom, at the top, that are
+				       not the level's own (below) */
 };
+
+/*
+ * A level of a view (a partition's multigrid level; views: above enum
+ * west_kindexing) has own rows jlo <= j < ny - jhi, as its kgrid's: the
+ * colour pass and the operator update their cells only (e, y elsewhere
+ * untouched), the restriction the coarse level's own rows (each from its
+ * fine rows, as ever), the dot product sums them; the other potential
+ * kernels work on every row.  0 and 0: every row, as before.
+ */
 
 /* b = vol D(u) on level 0's open cells (code != 0), 0 elsewhere, and in
  * the same pass the divergence norms of u as west_divergence_norms_cpu
- * gives them (norms: host memory; the CUDA launcher waits for them). */
+ * gives them (norms: host memory; the CUDA launcher waits for them); on
+ * g's own rows (b of the other rows untouched). */
 enum west_status west_pot_rhs_cpu(const struct west_kgrid *g,
 				  const struct west_plevel *l0, const float *u,
 				  const float *v, const float *w, double *norms);
@@ -231,13 +275,14 @@ enum west_status west_pot_apply_cpu(const struct west_kgrid *g,
 				    float alpha, const float *x, float *u,
 				    float *v, float *w);
 
-/* One colour pass of SOR on A e = b: every open cell of the colour gets
- * e += omega (b - A e) / diag. */
+/* One colour pass of SOR on A e = b: every open cell of the colour in
+ * l's own rows gets e += omega (b - A e) / diag. */
 enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,
 				     int colour);
 
 /* The coarse level's b: the sum of the fine residuals b - A e over the
- * fine cells of each coarse cell (fine's fx, fy, fz). */
+ * fine cells of each coarse cell (fine's fx, fy, fz), on the coarse
+ * level's own rows. */
 enum west_status west_pot_restrict_cpu(const struct west_plevel *fine,
 				       const struct west_plevel *coarse);
 
@@ -250,14 +295,23 @@ enum west_status west_pot_prolong_cpu(const struct west_plevel *coarse,
  * operator (the GPU runs it in one block). */
 enum west_status west_pot_coarse_cpu(const struct west_plevel *l, int sweeps);
 
-/* y = A x on level l (x, y: 2 * ncol). */
+/* y = A x on level l's own rows (x, y: 2 * ncol; y of the other rows
+ * untouched). */
 enum west_status west_pot_matvec_cpu(const struct west_plevel *l, const float *x,
 				     float *y);
 
-/* *dot = sum of x[i] y[i] for i < n, accumulated in double (the GPU's
- * order differs: agrees to rounding).  Host memory for dot. */
-enum west_status west_pot_dot_cpu(size_t n, const float *x, const float *y,
-				  double *dot);
+/*
+ * The row sums of x . y on level l's layout (docs/design.md section 5,
+ * "Reductions in a fixed order"): sums[j - l->jlo], for each own row j
+ * (host memory, ny - jlo - jhi doubles), is the sum in double of
+ * (double)x[s] * (double)y[s], s = c ncol + t + hx (j + ny k), over c = 0,
+ * 1, then k = 0 .. nz - 1, then t = 0 .. hx - 1 (padding slots included),
+ * added one at a time in that order: the same bits on any number of
+ * threads.  A caller adds the rows in ascending j.  (The GPU sums each
+ * row in another order: agrees to rounding.)
+ */
+enum west_status west_pot_dot_cpu(const struct west_plevel *l, const float *x,
+				  const float *y, double *sums);
 
 /* y = x + beta y for i < n. */
 enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *y);
@@ -306,7 +360,7 @@ __typeof__(west_pot_rhs_cpu) west_pot_rhs_simd;
 
 /*
  * The CUDA launchers, one per reference above, with its prototype by
- * construction (device pointers; norms is host memory, 2 doubles, written
+ * construction (device pointers; norms and sums are host memory, written
  * after the device reduction finishes).
  */
 __typeof__(west_stability_cpu) west_stability_cuda;

@@ -16,6 +16,8 @@
  * than the work on the coarse levels of the hierarchy. */
 #define PAR_CELLS 32768
 #define PAR(l) ((l)->nx * (l)->ny * (l)->nz >= PAR_CELLS)
+/* A level's own rows (kernels.h): jlo <= j < ny - jhi. */
+#define OWN(l) ((l)->ny - (l)->jlo - (l)->jhi)
 
 enum west_status west_pot_apply_cpu(const struct west_kgrid *g,
 				    const struct west_plevel *l0, float eta,
@@ -45,24 +47,26 @@ static void smooth_row(const struct west_plevel *l, float omega, int c, size_t j
 enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,
 				     int colour)
 {
-	long rows = (long)(l->ny * l->nz);
+	size_t own = OWN(l);
+	long rows = (long)(own * l->nz);
 
 	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
-		smooth_row(l, omega, colour, (size_t)r % l->ny, (size_t)r / l->ny);
+		smooth_row(l, omega, colour, l->jlo + (size_t)r % own, (size_t)r / own);
 	return WEST_OK;
 }
 
 enum west_status west_pot_restrict_cpu(const struct west_plevel *fine,
 				       const struct west_plevel *coarse)
 {
-	long rows = (long)(coarse->ny * coarse->nz);
+	size_t own = OWN(coarse);
+	long rows = (long)(own * coarse->nz);
 
 	#pragma omp parallel for schedule(static) if (PAR(fine))
 	for (long r = 0; r < rows; r++)
 		for (size_t i = 0; i < coarse->nx; i++)
-			west_prestrict_at(fine, coarse, i, (size_t)r % coarse->ny,
-					  (size_t)r / coarse->ny);
+			west_prestrict_at(fine, coarse, i, coarse->jlo + (size_t)r % own,
+					  (size_t)r / own);
 	return WEST_OK;
 }
 
@@ -100,24 +104,36 @@ enum west_status west_pot_coarse_cpu(const struct west_plevel *l, int sweeps)
 enum west_status west_pot_matvec_cpu(const struct west_plevel *l, const float *x,
 				     float *y)
 {
-	long rows = (long)(l->ny * l->nz);
+	size_t own = OWN(l);
+	long rows = (long)(own * l->nz);
 
 	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
 		for (size_t i = 0; i < l->nx; i++)
-			west_pmatvec_at(l, x, y, i, (size_t)r % l->ny, (size_t)r / l->ny);
+			west_pmatvec_at(l, x, y, i, l->jlo + (size_t)r % own, (size_t)r / own);
 	return WEST_OK;
 }
 
-enum west_status west_pot_dot_cpu(size_t n, const float *x, const float *y,
-				  double *dot)
+/* Each own row's sum on one thread, in the documented order: the rows'
+ * sums do not depend on how the rows are shared among threads. */
+enum west_status west_pot_dot_cpu(const struct west_plevel *l, const float *x,
+				  const float *y, double *sums)
 {
-	double sum = 0.0;
+	long rows = (long)OWN(l);
 
-	#pragma omp parallel for schedule(static) reduction(+:sum)
-	for (long i = 0; i < (long)n; i++)
-		sum += (double)x[i] * (double)y[i];
-	*dot = sum;
+	#pragma omp parallel for schedule(static) if (PAR(l))
+	for (long r = 0; r < rows; r++) {
+		size_t j = l->jlo + (size_t)r;
+		double sum = 0.0;
+		for (size_t c = 0; c < 2; c++)
+			for (size_t k = 0; k < l->nz; k++) {
+				size_t s = c * l->ncol + l->hx * (j + l->ny * k);
+				const float *xr = x + s, *yr = y + s;
+				for (size_t t = 0; t < l->hx; t++)
+					sum += (double)xr[t] * (double)yr[t];
+			}
+		sums[r] = sum;
+	}
 	return WEST_OK;
 }
 

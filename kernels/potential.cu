@@ -13,28 +13,43 @@
  * that sweep all its cells, with a barrier between colour passes: one
  * launch instead of 4 per sweep.
  *
- * Dot products: a fixed grid of at most DOT_BLOCKS blocks (grid-stride),
- * each reducing in shared memory into a partial in static device memory,
- * then one block over the partials; reproducible run to run.
+ * The colour pass, the operator and the restriction launch over the
+ * level's own rows (the coarse level's for the restriction; kernels.h),
+ * j offset by jlo; the field update, prolongation, coarse solve and
+ * vector operations over every row.
+ *
+ * Dot products, one sum per own row (kernels.h): a block per row, each
+ * thread adding in double its slots t, t + DOT_THREADS, ... of each of the
+ * row's 2 nz runs of hx slots (colour, then k), then a tree in shared
+ * memory; reproducible run to run, in another order than the CPU's
+ * (agrees to rounding).  At most DOT_ROWS rows a launch, into a buffer in
+ * static device memory copied to the host after each: no allocation per
+ * product, one caller at a time (the backend's compute thread).
  */
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
 #include "potential_util.h"
 
 #define COARSE_THREADS 256
-#define DOT_BLOCKS 1024
+#define DOT_ROWS 8192
 #define DOT_THREADS 256
 
-static __device__ double dot_partial[DOT_BLOCKS];
-static __device__ double dot_result;
+static __device__ double dot_rows[DOT_ROWS];
+
+/* A level's own rows (kernels.h): jlo <= j < ny - jhi. */
+static inline size_t own_rows(const struct west_plevel *l)
+{
+	return l->ny - l->jlo - l->jhi;
+}
 
 /* The slot t of row (j, k) of colour c this thread of a compacted launch
- * takes; 0 when it has no cell. */
+ * over l's own rows takes; 0 when it has no cell. */
 static __device__ __forceinline__ int colour_cell(const struct west_plevel &l, int c,
 						  size_t *t, size_t *j, size_t *k)
 {
 	west_tid3(t, j, k);
-	return 2 * *t + ((*j + *k + (size_t)c) & 1) < l.nx && *j < l.ny;
+	*j += l.jlo;
+	return 2 * *t + ((*j + *k + (size_t)c) & 1) < l.nx && *j < l.ny - l.jhi;
 }
 
 static __global__ void apply_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
@@ -67,7 +82,9 @@ static __global__ void smooth_k(struct west_plevel l, float omega, int colour)
 extern "C" enum west_status west_pot_smooth_cuda(const struct west_plevel *l, float omega,
 						 int colour)
 {
-	smooth_k<<<west_grid3(l->hx, l->ny, l->nz), west_block3()>>>(*l, omega, colour);
+	if (own_rows(l) == 0)   /* nothing to do (a launch of no blocks fails) */
+		return WEST_OK;
+	smooth_k<<<west_grid3(l->hx, own_rows(l), l->nz), west_block3()>>>(*l, omega, colour);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
@@ -76,14 +93,17 @@ static __global__ void restrict_k(struct west_plevel f, struct west_plevel c)
 {
 	size_t i, j, k;
 	west_tid3(&i, &j, &k);
-	if (i < c.nx && j < c.ny)
+	j += c.jlo;
+	if (i < c.nx && j < c.ny - c.jhi)
 		west_prestrict_at(&f, &c, i, j, k);
 }
 
 extern "C" enum west_status west_pot_restrict_cuda(const struct west_plevel *fine,
 						   const struct west_plevel *coarse)
 {
-	restrict_k<<<west_grid3(coarse->nx, coarse->ny, coarse->nz), west_block3()>>>(
+	if (own_rows(coarse) == 0)
+		return WEST_OK;
+	restrict_k<<<west_grid3(coarse->nx, own_rows(coarse), coarse->nz), west_block3()>>>(
 		*fine, *coarse);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
@@ -138,14 +158,17 @@ static __global__ void matvec_k(struct west_plevel l, const float *x, float *y)
 {
 	size_t i, j, k;
 	west_tid3(&i, &j, &k);
-	if (i < l.nx && j < l.ny)
+	j += l.jlo;
+	if (i < l.nx && j < l.ny - l.jhi)
 		west_pmatvec_at(&l, x, y, i, j, k);
 }
 
 extern "C" enum west_status west_pot_matvec_cuda(const struct west_plevel *l,
 						 const float *x, float *y)
 {
-	matvec_k<<<west_grid3(l->nx, l->ny, l->nz), west_block3()>>>(*l, x, y);
+	if (own_rows(l) == 0)
+		return WEST_OK;
+	matvec_k<<<west_grid3(l->nx, own_rows(l), l->nz), west_block3()>>>(*l, x, y);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
@@ -162,41 +185,37 @@ static __device__ double block_sum(double *sh, double v)
 	return sh[0];
 }
 
-static __global__ void dot_k(size_t n, const float *x, const float *y)
+/* Block b: the sum of x . y over own row j0 + b of l, into dot_rows[b]. */
+static __global__ void dot_k(struct west_plevel l, size_t j0, const float *x, const float *y)
 {
 	__shared__ double sh[DOT_THREADS];
+	size_t j = j0 + blockIdx.x;
 	double sum = 0.0;
-	for (size_t i = blockIdx.x * (size_t)DOT_THREADS + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * DOT_THREADS)
-		sum += (double)x[i] * (double)y[i];
+	for (size_t c = 0; c < 2; c++)
+		for (size_t k = 0; k < l.nz; k++) {
+			size_t s = c * l.ncol + l.hx * (j + l.ny * k);
+			for (size_t t = threadIdx.x; t < l.hx; t += DOT_THREADS)
+				sum += (double)x[s + t] * (double)y[s + t];
+		}
 	sum = block_sum(sh, sum);
 	if (threadIdx.x == 0)
-		dot_partial[blockIdx.x] = sum;
+		dot_rows[blockIdx.x] = sum;
 }
 
-static __global__ void dot_partials_k(unsigned nb)
+extern "C" enum west_status west_pot_dot_cuda(const struct west_plevel *l, const float *x,
+					      const float *y, double *sums)
 {
-	__shared__ double sh[DOT_THREADS];
-	double sum = 0.0;
-	for (unsigned b = threadIdx.x; b < nb; b += DOT_THREADS)
-		sum += dot_partial[b];
-	sum = block_sum(sh, sum);
-	if (threadIdx.x == 0)
-		dot_result = sum;
-}
+	size_t own = own_rows(l);
 
-extern "C" enum west_status west_pot_dot_cuda(size_t n, const float *x, const float *y,
-					      double *dot)
-{
-	size_t want = (n + DOT_THREADS - 1) / DOT_THREADS;
-	unsigned nb = want < DOT_BLOCKS ? (unsigned)(want ? want : 1) : DOT_BLOCKS;
-
-	dot_k<<<nb, DOT_THREADS>>>(n, x, y);
-	WEST_CUDA_LOG(cudaGetLastError());
-	dot_partials_k<<<1, DOT_THREADS>>>(nb);
-	WEST_CUDA_LOG(cudaGetLastError());
-	WEST_CUDA_LOG(cudaMemcpyFromSymbolAsync(dot, dot_result, sizeof *dot, 0,
-						cudaMemcpyDeviceToHost, cudaStreamPerThread));
+	/* the stream orders each launch after the copy of the rows before */
+	for (size_t r = 0; r < own; r += DOT_ROWS) {
+		unsigned nb = own - r < DOT_ROWS ? (unsigned)(own - r) : DOT_ROWS;
+		dot_k<<<nb, DOT_THREADS>>>(*l, l->jlo + r, x, y);
+		WEST_CUDA_LOG(cudaGetLastError());
+		WEST_CUDA_LOG(cudaMemcpyFromSymbolAsync(sums + r, dot_rows, nb * sizeof *sums, 0,
+							cudaMemcpyDeviceToHost,
+							cudaStreamPerThread));
+	}
 	WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));
 	return WEST_OK;
 }

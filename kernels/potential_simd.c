@@ -29,7 +29,8 @@
  * On x86-64 the vector code is built for AVX2 and runs on processors that
  * have it (__builtin_cpu_supports); others run the references.  Elsewhere
  * the vectors map to what the target has.  Rows run in parallel as in the
- * references.
+ * references, over the same rows (a view's own rows where the reference
+ * takes only those: kernels.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -61,6 +62,8 @@ typedef uint32_t vu __attribute__((vector_size(4 * VL)));
 /* As potential.c: levels of fewer cells run on one thread. */
 #define PAR_CELLS 32768
 #define PAR(l) ((l)->nx * (l)->ny * (l)->nz >= PAR_CELLS)
+/* As potential.c: a level's own rows, jlo <= j < ny - jhi (kernels.h). */
+#define OWN(l) ((l)->ny - (l)->jlo - (l)->jhi)
 
 INLINE vf vload(const float *p)
 {
@@ -252,14 +255,15 @@ VEC static void smooth_row(const struct west_plevel *l, float omega, int c, size
 
 enum west_status west_pot_smooth_simd(const struct west_plevel *l, float omega, int colour)
 {
-	long rows = (long)(l->ny * l->nz);
+	size_t own = OWN(l);
+	long rows = (long)(own * l->nz);
 
 	if (!VEC_OK())
 		return west_pot_smooth_cpu(l, omega, colour);
 
 	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
-		smooth_row(l, omega, colour, (size_t)r % l->ny, (size_t)r / l->ny);
+		smooth_row(l, omega, colour, l->jlo + (size_t)r % own, (size_t)r / own);
 	return WEST_OK;
 }
 
@@ -284,7 +288,8 @@ VEC static void matvec_row(const struct west_plevel *l, const float *x, float *y
 
 enum west_status west_pot_matvec_simd(const struct west_plevel *l, const float *x, float *y)
 {
-	long rows = (long)(l->ny * l->nz);
+	size_t own = OWN(l);
+	long rows = (long)(own * l->nz);
 
 	if (!VEC_OK())
 		return west_pot_matvec_cpu(l, x, y);
@@ -292,7 +297,7 @@ enum west_status west_pot_matvec_simd(const struct west_plevel *l, const float *
 	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
 		for (int c = 0; c < 2; c++)
-			matvec_row(l, x, y, c, (size_t)r % l->ny, (size_t)r / l->ny);
+			matvec_row(l, x, y, c, l->jlo + (size_t)r % own, (size_t)r / own);
 	return WEST_OK;
 }
 
@@ -366,7 +371,8 @@ VEC static void restrict_row(const struct west_plevel *f, const struct west_plev
 enum west_status west_pot_restrict_simd(const struct west_plevel *fine,
 					const struct west_plevel *coarse)
 {
-	long rows = (long)(coarse->ny * coarse->nz);
+	size_t own = OWN(coarse);
+	long rows = (long)(own * coarse->nz);
 
 	if (!VEC_OK())
 		return west_pot_restrict_cpu(fine, coarse);
@@ -376,7 +382,7 @@ enum west_status west_pot_restrict_simd(const struct west_plevel *fine,
 		float *res = malloc(4 * fine->nx * sizeof *res);   /* fy * fz <= 4 rows */
 		#pragma omp for schedule(static)
 		for (long r = 0; r < rows; r++) {
-			size_t cj = (size_t)r % coarse->ny, ck = (size_t)r / coarse->ny;
+			size_t cj = coarse->jlo + (size_t)r % own, ck = (size_t)r / own;
 			if (res)
 				restrict_row(fine, coarse, cj, ck, res);
 			else   /* no memory for the rows: the reference, which needs none */
@@ -623,7 +629,8 @@ enum west_status west_pot_rhs_simd(const struct west_kgrid *g,
 				   const float *v, const float *w, double *norms)
 {
 	const struct west_sor o = west_sor_init(g, 1.0f, 1.0f);
-	long rows = (long)(g->ny * g->nz);
+	size_t own = g->ny - g->jlo - g->jhi;   /* g's own rows (kernels.h) */
+	long rows = (long)(own * g->nz);
 	double mx = 0.0, sum = 0.0;
 
 	if (!VEC_OK())
@@ -631,7 +638,8 @@ enum west_status west_pot_rhs_simd(const struct west_kgrid *g,
 
 	#pragma omp parallel for schedule(static) reduction(max:mx) reduction(+:sum)
 	for (long r = 0; r < rows; r++)
-		rhs_row(g, l0, &o, u, v, w, (size_t)r % g->ny, (size_t)r / g->ny, &mx, &sum);
+		rhs_row(g, l0, &o, u, v, w, g->jlo + (size_t)r % own, (size_t)r / own, &mx,
+			&sum);
 	norms[0] = mx;
 	norms[1] = sum;
 	return WEST_OK;

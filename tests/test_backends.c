@@ -18,7 +18,8 @@
  * ("cuda backend test skipped: no CUDA device: ...").
  *
  * Cases: KERNEL_CASES below, one per kernel slot of the table (the sweep
- * twice, xpby and zero together) and one for the memory operations.  Each
+ * twice, xpby and zero together), one more (<name>_views) for each kernel
+ * that honours a view's own rows, and one for the memory operations.  Each
  * runs on the three hills of backend_fixture.h (37 x 29 columns of 40 m
  * with a 90 m Gaussian hill and land: 11 levels of 15 m with cut cells, 10
  * stretched levels with cut cells, 11 levels of 15 m with staircase faces)
@@ -95,14 +96,24 @@
  *    one fixed order and agree exactly; the CPU's OpenMP loops split the
  *    two sums among their threads differently: on 16 threads the sums
  *    differed in the last bits.)
- *  - pot_dot: within 1e-12 of sum |x_i y_i|.  It sums in double in another
- *    order: each product of two floats is exact in double and each addition
- *    is off by at most 2^-53 of a partial sum, so n terms in any order stay
- *    within n 2^-53 sum |x y| (1.2e-10 at 2^20 terms); the errors of random
- *    sign grow as sqrt(n) 2^-53 (1.1e-13 at 2^20), which 1e-12 holds with a
- *    factor 9; one lost element or block moves the sum by ~1e-6 of it or
- *    more.  p.q and e.b of level 0 (a few thousand elements), and 2^20 + 3
- *    elements (more than the GPU's grid-stride reduction has threads).
+ *  - pot_dot: each row's sum within 1e-12 of that row's sum |x_i y_i|,
+ *    and the rows' totals within 1e-12 of the whole sum |x y|.  A row is
+ *    summed in double in another order: each product of two floats is
+ *    exact in double and each addition is off by at most 2^-53 of a partial
+ *    sum, so n terms in any order stay within n 2^-53 sum |x y| (1.2e-10 at
+ *    2^20 terms); the errors of random sign grow as sqrt(n) 2^-53 (1.1e-13
+ *    at 2^20), which 1e-12 holds with a factor 9; one lost element or row
+ *    moves a sum by ~1e-6 of it or more.  p.q of level 0, e.b of every
+ *    level, and a level of 8195 rows of 601 columns (rows longer than the
+ *    GPU's block, more rows than it sums in one launch).
+ *  - views (kernels.h: own rows jlo <= j < ny - jhi; the cases *_views,
+ *    with halo rows at both ends, jlo = 2, jhi = 1, and at the top only,
+ *    jlo = 0, jhi = 3): the sweep, the divergence norms, pot_rhs (the
+ *    grid's and level 0's own rows), pot_smooth, pot_matvec, pot_restrict
+ *    (the coarse level's own rows) and pot_dot on views, each against the
+ *    reference on the same view with the bounds above (the halo rows of
+ *    the block and the field, which the reference leaves, compared too);
+ *    levels with too few rows for a view are passed over.
  *  - mg_build: the hierarchy built by the backend's mg_codes and mg_coarse
  *    (west_mg_build_on) is the host's build byte for byte: integer codes,
  *    and the conductances' sums in double in one order on both sides.
@@ -346,6 +357,27 @@ static void fill_block(struct west_mg *h)
 	}
 	fill_level(&h->lv[0], h->p, 7, 10.0);
 	fill_level(&h->lv[0], h->q, 8, 10.0);
+}
+
+/* The own rows of the view cases (kernels.h): halo rows at both ends, and
+ * at the top only. */
+static const size_t view_rows[][2] = { { 2, 1 }, { 0, 3 } };
+#define NVIEWS (sizeof view_rows / sizeof view_rows[0])
+
+/* Grid view g with the own rows of view r. */
+static struct west_kgrid kview(const struct west_kgrid *g, size_t r)
+{
+	struct west_kgrid v = *g;
+	v.jlo = view_rows[r][0], v.jhi = view_rows[r][1];
+	return v;
+}
+
+/* Level l with the own rows of view r; 0 when it has too few rows. */
+static int lview(struct west_plevel *v, const struct west_plevel *l, size_t r)
+{
+	*v = *l;
+	v->jlo = view_rows[r][0], v->jhi = view_rows[r][1];
+	return l->ny > v->jlo + v->jhi;
 }
 
 static void case_init(struct tcase *c, int which)
@@ -613,14 +645,15 @@ static void check_transparency(struct tcase *c)
 	expect_close("tz vs the grid's", g->tz, got.w, c->nzf, 0, 0);
 }
 
-/* n red-black iterations (colour 0 then 1) of the CPU sweep from step 6. */
-static struct faces cpu_swept(const struct tcase *c, int n, float omega, float eta,
-			      enum west_kindexing ix)
+/* n red-black iterations (colour 0 then 1) of the CPU sweep from step 6,
+ * on kg (the case's grid, or a view of it). */
+static struct faces cpu_swept(const struct tcase *c, const struct west_kgrid *kg, int n,
+			      float omega, float eta, enum west_kindexing ix)
 {
 	struct faces f = faces_dup(c, c->u, c->v, c->w);
 	for (int it = 0; it < n; it++)
 		for (int colour = 0; colour < 2; colour++)
-			cr_assert_eq(west_divmin_sweep_cpu(&c->kg, omega, eta, colour, ix,
+			cr_assert_eq(west_divmin_sweep_cpu(kg, omega, eta, colour, ix,
 							   f.u, f.v, f.w), WEST_OK);
 	return f;
 }
@@ -640,16 +673,16 @@ static struct faces be_swept(const struct tcase *c, const struct west_kgrid *dk,
 	return be_faces_get(c, &d);
 }
 
-/* Both norms of field f, the backend's against the CPU's (bounds at the
- * top). */
-static void expect_norms(const struct tcase *c, const struct west_kgrid *dk,
-			 const char *what, const struct faces *f)
+/* Both norms of field f on view kg (dk the backend's), the backend's
+ * against the CPU's (bounds at the top). */
+static void expect_norms(const struct tcase *c, const struct west_kgrid *kg,
+			 const struct west_kgrid *dk, const char *what, const struct faces *f)
 {
 	double ref[2], got[2] = { NAN, NAN };
 	double rtol = 2.0 * (double)c->nc * 0x1p-53;
 	struct faces d = be_faces(c, f);
 
-	cr_assert_eq(west_divergence_norms_cpu(&c->kg, f->u, f->v, f->w, ref), WEST_OK);
+	cr_assert_eq(west_divergence_norms_cpu(kg, f->u, f->v, f->w, ref), WEST_OK);
 	launched("norms", be.k->norms(dk, d.u, d.v, d.w, got));
 	cr_expect_gt(ref[0], 0, "%s: %s: the field must have divergence", context, what);
 	cr_expect_eq(got[0], ref[0], "%s: %s: max|D| cpu %.17g, got %.17g", context, what,
@@ -663,10 +696,29 @@ static void check_divergence_norms(struct tcase *c)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct faces start = { c->u, c->v, c->w };
-	struct faces swept = cpu_swept(c, NSWEEP, 1.25f, 1.0f, WEST_KINDEX_COMPACT);
+	struct faces swept = cpu_swept(c, &c->kg, NSWEEP, 1.25f, 1.0f, WEST_KINDEX_COMPACT);
 
-	expect_norms(c, &dk, "step 6 field", &start);
-	expect_norms(c, &dk, "after 25 iterations", &swept);
+	expect_norms(c, &c->kg, &dk, "step 6 field", &start);
+	expect_norms(c, &c->kg, &dk, "after 25 iterations", &swept);
+}
+
+/* The same on each view: the norms of its own rows. */
+static void check_divergence_norms_views(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct faces start = { c->u, c->v, c->w };
+	char what[96];
+
+	for (size_t r = 0; r < NVIEWS; r++) {
+		struct west_kgrid kv = kview(&c->kg, r), dv = kview(&dk, r);
+		struct faces swept = cpu_swept(c, &kv, NSWEEP, 1.25f, 1.0f, WEST_KINDEX_COMPACT);
+		snprintf(what, sizeof what, "rows [%zu, %zu), step 6 field", kv.jlo,
+			 kv.ny - kv.jhi);
+		expect_norms(c, &kv, &dv, what, &start);
+		snprintf(what, sizeof what, "rows [%zu, %zu), after 25 iterations", kv.jlo,
+			 kv.ny - kv.jhi);
+		expect_norms(c, &kv, &dv, what, &swept);
+	}
 }
 
 /* z-face (i, j, k) touches land or is the ground: w stays 0 there. */
@@ -686,7 +738,7 @@ static void check_divremoval(struct tcase *c)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	const struct west_kgrid *kg = &c->kg;
-	struct faces s = cpu_swept(c, NSWEEP, 1.25f, 1.0f, WEST_KINDEX_COMPACT), d;
+	struct faces s = cpu_swept(c, &c->kg, NSWEEP, 1.25f, 1.0f, WEST_KINDEX_COMPACT), d;
 	size_t wb = c->nzf * sizeof(float);
 	float *ref, *got = hbuf(wb);
 
@@ -703,21 +755,34 @@ static void check_divremoval(struct tcase *c)
 	expect_close("w", ref, got, c->nzf, (double)kg->nz * ATOL_V, RTOL);
 }
 
-/* NSWEEP iterations, masked and compact, CPU and backend: all four
- * identical. */
-static void check_sweep(const struct tcase *c, float omega, float eta)
+/* NSWEEP iterations on view kg (dk the backend's), masked and compact,
+ * CPU and backend: all four identical. */
+static void sweep_on(const struct tcase *c, const struct west_kgrid *kg,
+		     const struct west_kgrid *dk, float omega, float eta)
 {
-	struct west_kgrid dk = be_kgrid(c);
-	struct faces ref = cpu_swept(c, NSWEEP, omega, eta, WEST_KINDEX_MASKED);
-	struct faces refc = cpu_swept(c, NSWEEP, omega, eta, WEST_KINDEX_COMPACT);
-	struct faces gm = be_swept(c, &dk, NSWEEP, omega, eta, WEST_KINDEX_MASKED);
-	struct faces gc = be_swept(c, &dk, NSWEEP, omega, eta, WEST_KINDEX_COMPACT);
+	struct faces ref = cpu_swept(c, kg, NSWEEP, omega, eta, WEST_KINDEX_MASKED);
+	struct faces refc = cpu_swept(c, kg, NSWEEP, omega, eta, WEST_KINDEX_COMPACT);
+	struct faces gm = be_swept(c, dk, NSWEEP, omega, eta, WEST_KINDEX_MASKED);
+	struct faces gc = be_swept(c, dk, NSWEEP, omega, eta, WEST_KINDEX_COMPACT);
+	char what[128];
 
 	cr_expect_neq(memcmp(ref.u, c->u, c->nxf * sizeof(float)), 0,
 		      "%s: the sweeps must move the field", context);
-	expect_same_faces(c, "masked, cpu vs backend", &ref, &gm);
-	expect_same_faces(c, "compact, cpu vs backend", &refc, &gc);
-	expect_same_faces(c, "backend, masked vs compact", &gm, &gc);
+	snprintf(what, sizeof what, "rows [%zu, %zu), masked, cpu vs backend", kg->jlo,
+		 kg->ny - kg->jhi);
+	expect_same_faces(c, what, &ref, &gm);
+	snprintf(what, sizeof what, "rows [%zu, %zu), compact, cpu vs backend", kg->jlo,
+		 kg->ny - kg->jhi);
+	expect_same_faces(c, what, &refc, &gc);
+	snprintf(what, sizeof what, "rows [%zu, %zu), backend, masked vs compact", kg->jlo,
+		 kg->ny - kg->jhi);
+	expect_same_faces(c, what, &gm, &gc);
+}
+
+static void check_sweep(const struct tcase *c, float omega, float eta)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	sweep_on(c, &c->kg, &dk, omega, eta);
 }
 
 static void check_sweep_omega_1_25(struct tcase *c)
@@ -728,6 +793,17 @@ static void check_sweep_omega_1_25(struct tcase *c)
 static void check_sweep_omega_1_78_eta_0_5(struct tcase *c)
 {
 	check_sweep(c, 1.78f, 0.5f);
+}
+
+/* Each view (its own rows only; the halo rows are never updated, so the
+ * CPU's view leaves them as they were), omega 1.78 eta 0.5. */
+static void check_sweep_views(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	for (size_t r = 0; r < NVIEWS; r++) {
+		struct west_kgrid kv = kview(&c->kg, r), dv = kview(&dk, r);
+		sweep_on(c, &kv, &dv, 1.78f, 0.5f);
+	}
 }
 
 /* ---- the potential kernels, on the hierarchy's block ------------------------ */
@@ -792,8 +868,10 @@ static void expect_same_block(const struct tcase *c, const struct west_mg *d,
 }
 
 /* Colour passes on level 0 (codes and kf), level 1 and the coarsest level
- * (conductances), both colours, omega 1 and 1.6; they must move e. */
-static void check_pot_smooth(struct tcase *c)
+ * (conductances), both colours, omega 1 and 1.6; they must move e.  On
+ * view r of each level (its own rows), or the whole levels (r = NVIEWS);
+ * a level with too few rows for the view is passed over. */
+static void pot_smooth_on(struct tcase *c, size_t r)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct west_mg d = be_hierarchy(c, &dk);
@@ -806,29 +884,65 @@ static void check_pot_smooth(struct tcase *c)
 		for (int colour = 0; colour < 2; colour++)
 			for (int o = 0; o < 2; o++) {
 				int L = levels[n];
-				cr_assert_eq(west_pot_smooth_cpu(&c->h.lv[L], omegas[o], colour),
-					     WEST_OK);
-				launched("pot_smooth", be.k->pot_smooth(&d.lv[L], omegas[o], colour));
-				snprintf(what, sizeof what, "pot_smooth level %d colour %d omega %g",
-					 L, colour, (double)omegas[o]);
+				struct west_plevel hl = c->h.lv[L], dl = d.lv[L];
+				if (r < NVIEWS && (!lview(&hl, &c->h.lv[L], r) ||
+						   !lview(&dl, &d.lv[L], r)))
+					continue;
+				cr_assert_eq(west_pot_smooth_cpu(&hl, omegas[o], colour), WEST_OK);
+				launched("pot_smooth", be.k->pot_smooth(&dl, omegas[o], colour));
+				snprintf(what, sizeof what, "pot_smooth level %d rows [%zu, %zu) "
+					 "colour %d omega %g", L, hl.jlo, hl.ny - hl.jhi, colour,
+					 (double)omegas[o]);
 				expect_same_block(c, &d, what);
 			}
 	cr_expect_neq(memcmp(before, c->h.base, c->h.bytes), 0, "%s: the passes moved nothing",
 		      context);
 }
 
-static void check_pot_restrict(struct tcase *c)
+static void check_pot_smooth(struct tcase *c)
+{
+	pot_smooth_on(c, NVIEWS);
+}
+
+static void check_pot_smooth_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_smooth_on(c, r);
+}
+
+/* Every level to the next; on view r of the coarse level (r < NVIEWS;
+ * passed over where it has too few rows) or the whole. */
+static void pot_restrict_on(struct tcase *c, size_t r)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct west_mg d = be_hierarchy(c, &dk);
-	char what[64];
+	char what[96];
+	int done = 0;
 
 	for (int L = 0; L + 1 < c->h.nlevels; L++) {
-		cr_assert_eq(west_pot_restrict_cpu(&c->h.lv[L], &c->h.lv[L + 1]), WEST_OK);
-		launched("pot_restrict", be.k->pot_restrict(&d.lv[L], &d.lv[L + 1]));
-		snprintf(what, sizeof what, "pot_restrict level %d to %d", L, L + 1);
+		struct west_plevel hc = c->h.lv[L + 1], dc = d.lv[L + 1];
+		if (r < NVIEWS && (!lview(&hc, &c->h.lv[L + 1], r) ||
+				   !lview(&dc, &d.lv[L + 1], r)))
+			continue;
+		cr_assert_eq(west_pot_restrict_cpu(&c->h.lv[L], &hc), WEST_OK);
+		launched("pot_restrict", be.k->pot_restrict(&d.lv[L], &dc));
+		snprintf(what, sizeof what, "pot_restrict level %d to %d rows [%zu, %zu)", L,
+			 L + 1, hc.jlo, hc.ny - hc.jhi);
 		expect_same_block(c, &d, what);
+		done++;
 	}
+	cr_expect_gt(done, 0, "%s: no coarse level has rows enough", context);
+}
+
+static void check_pot_restrict(struct tcase *c)
+{
+	pot_restrict_on(c, NVIEWS);
+}
+
+static void check_pot_restrict_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_restrict_on(c, r);
 }
 
 static void check_pot_prolong(struct tcase *c)
@@ -862,23 +976,40 @@ static void check_pot_coarse(struct tcase *c)
 	expect_same_block(c, &d, "pot_coarse, level 1");
 }
 
-/* q = A p on level 0; b = A e on the coarser levels. */
-static void check_pot_matvec(struct tcase *c)
+/* q = A p on level 0; b = A e on the coarser levels; on view r of each
+ * (r < NVIEWS; a level with too few rows passed over) or the whole. */
+static void pot_matvec_on(struct tcase *c, size_t r)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct west_mg d = be_hierarchy(c, &dk);
-	char what[64];
+	char what[96];
 
-	cr_assert_eq(west_pot_matvec_cpu(&c->h.lv[0], c->h.p, c->h.q), WEST_OK);
-	launched("pot_matvec", be.k->pot_matvec(&d.lv[0], d.p, d.q));
-	expect_same_block(c, &d, "pot_matvec level 0");
-	for (int L = 1; L < c->h.nlevels; L++) {
-		const struct west_plevel *h = &c->h.lv[L], *l = &d.lv[L];
-		cr_assert_eq(west_pot_matvec_cpu(h, h->e, h->b), WEST_OK);
-		launched("pot_matvec", be.k->pot_matvec(l, l->e, l->b));
-		snprintf(what, sizeof what, "pot_matvec level %d", L);
+	for (int L = 0; L < c->h.nlevels; L++) {
+		struct west_plevel h = c->h.lv[L], l = d.lv[L];
+		if (r < NVIEWS && (!lview(&h, &c->h.lv[L], r) || !lview(&l, &d.lv[L], r)))
+			continue;
+		if (L == 0) {
+			cr_assert_eq(west_pot_matvec_cpu(&h, c->h.p, c->h.q), WEST_OK);
+			launched("pot_matvec", be.k->pot_matvec(&l, d.p, d.q));
+		} else {
+			cr_assert_eq(west_pot_matvec_cpu(&h, h.e, h.b), WEST_OK);
+			launched("pot_matvec", be.k->pot_matvec(&l, l.e, l.b));
+		}
+		snprintf(what, sizeof what, "pot_matvec level %d rows [%zu, %zu)", L, h.jlo,
+			 h.ny - h.jhi);
 		expect_same_block(c, &d, what);
 	}
+}
+
+static void check_pot_matvec(struct tcase *c)
+{
+	pot_matvec_on(c, NVIEWS);
+}
+
+static void check_pot_matvec_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_matvec_on(c, r);
 }
 
 /* n random face velocities, |.| < 5 m/s, 0 where t (the transparency) is. */
@@ -899,19 +1030,28 @@ static struct faces faces_random(const struct tcase *c, uint64_t seed)
 }
 
 /* Level 0's b from the same faces on both sides; the norms of the same
- * pass (bounds at the top). */
-static void check_pot_rhs(struct tcase *c)
+ * pass (bounds at the top).  On view r of the grid and level 0 (r <
+ * NVIEWS) or the whole. */
+static void pot_rhs_on(struct tcase *c, size_t r)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct west_mg d = be_hierarchy(c, &dk);
 	struct faces f = faces_random(c, 201), df = be_faces(c, &f);
 	double hn[2], dn[2] = { NAN, NAN }, plain[2] = { NAN, NAN };
 	double rtol = 2.0 * (double)c->nc * 0x1p-53;
+	struct west_kgrid kv = c->kg, dv = dk;
+	struct west_plevel hl = c->h.lv[0], dl = d.lv[0];
+	char what[64];
 
-	cr_assert_eq(west_pot_rhs_cpu(&c->kg, &c->h.lv[0], f.u, f.v, f.w, hn), WEST_OK);
-	launched("pot_rhs", be.k->pot_rhs(&dk, &d.lv[0], df.u, df.v, df.w, dn));
-	expect_same_block(c, &d, "pot_rhs");
-	launched("norms", be.k->norms(&dk, df.u, df.v, df.w, plain));
+	if (r < NVIEWS) {
+		kv = kview(&c->kg, r), dv = kview(&dk, r);
+		cr_assert(lview(&hl, &c->h.lv[0], r) && lview(&dl, &d.lv[0], r));
+	}
+	cr_assert_eq(west_pot_rhs_cpu(&kv, &hl, f.u, f.v, f.w, hn), WEST_OK);
+	launched("pot_rhs", be.k->pot_rhs(&dv, &dl, df.u, df.v, df.w, dn));
+	snprintf(what, sizeof what, "pot_rhs rows [%zu, %zu)", kv.jlo, kv.ny - kv.jhi);
+	expect_same_block(c, &d, what);
+	launched("norms", be.k->norms(&dv, df.u, df.v, df.w, plain));
 	cr_expect_eq(dn[0], hn[0], "%s: max |D|: got %.17g, cpu %.17g", context, dn[0], hn[0]);
 	cr_expect_leq(fabs(dn[1] - hn[1]), 1e-12 * hn[1], "%s: sum D^2: got %.17g, cpu %.17g",
 		      context, dn[1], hn[1]);
@@ -920,6 +1060,17 @@ static void check_pot_rhs(struct tcase *c)
 	cr_expect_leq(fabs(dn[1] - plain[1]), rtol * plain[1],
 		      "%s: sum D^2: pot_rhs %.17g, norms %.17g (rtol %.3g)", context, dn[1],
 		      plain[1], rtol);
+}
+
+static void check_pot_rhs(struct tcase *c)
+{
+	pot_rhs_on(c, NVIEWS);
+}
+
+static void check_pot_rhs_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_rhs_on(c, r);
 }
 
 /* u += alpha T grad e (level 0's e) on the same faces: the faces bit for
@@ -991,38 +1142,91 @@ static void check_pot_xpby_zero(struct tcase *c)
 	expect_same_block(c, &d, "pot_zero");
 }
 
-/* Both dot products of n elements, within 1e-12 of sum |x y|. */
-static void expect_dot(const char *what, size_t n, const float *x, const float *y,
-		       const float *dx, const float *dy)
+/*
+ * The row sums of x . y on level l (a view or the whole; dx, dy the
+ * backend's copies), the backend's against the reference's: each row's
+ * within 1e-12 of that row's sum |x y|, and their totals, each added in
+ * row order, within 1e-12 of the whole sum |x y|; no sum written past the
+ * view's rows (a sentinel after them stays).
+ */
+static void expect_dot(const char *what, const struct west_plevel *l, const float *x,
+		       const float *y, const float *dx, const float *dy)
 {
-	double cpu = 0.0, got = NAN, mag = 0.0;
+	size_t rows = l->ny - l->jlo - l->jhi;
+	double *cpu = hbuf((rows + 1) * sizeof *cpu), *got = hbuf((rows + 1) * sizeof *got);
+	double tc = 0.0, tg = 0.0, tmag = 0.0;
 
-	for (size_t i = 0; i < n; i++)
-		mag += fabs((double)x[i] * y[i]);
-	cr_assert_eq(west_pot_dot_cpu(n, x, y, &cpu), WEST_OK);
-	launched("pot_dot", be.k->pot_dot(n, dx, dy, &got));
-	cr_expect_leq(fabs(cpu - got), 1e-12 * mag, "%s: %s: cpu %.17g, got %.17g (sum |xy| %g)",
-		      context, what, cpu, got, mag);
-	cr_expect_gt(mag, 0.0);
+	cpu[rows] = got[rows] = -1.25;
+	cr_assert_eq(west_pot_dot_cpu(l, x, y, cpu), WEST_OK);
+	launched("pot_dot", be.k->pot_dot(l, dx, dy, got));
+	cr_expect_eq(got[rows], -1.25, "%s: %s: a sum written past the view's %zu rows",
+		     context, what, rows);
+	for (size_t r = 0; r < rows; r++) {
+		size_t j = l->jlo + r;
+		double mag = 0.0;
+		for (size_t c = 0; c < 2; c++)
+			for (size_t k = 0; k < l->nz; k++)
+				for (size_t t = 0; t < l->hx; t++) {
+					size_t s = c * l->ncol + t + l->hx * (j + l->ny * k);
+					mag += fabs((double)x[s] * y[s]);
+				}
+		if (!(fabs(cpu[r] - got[r]) <= 1e-12 * mag))
+			cr_assert_fail("%s: %s: rows [%zu, %zu): row %zu: cpu %.17g, got %.17g "
+				       "(sum |xy| %g)", context, what, l->jlo, l->ny - l->jhi, j,
+				       cpu[r], got[r], mag);
+		tc += cpu[r], tg += got[r], tmag += mag;
+	}
+	cr_expect_leq(fabs(tc - tg), 1e-12 * tmag, "%s: %s: rows [%zu, %zu): total cpu %.17g, "
+		      "got %.17g (sum |xy| %g)", context, what, l->jlo, l->ny - l->jhi, tc, tg,
+		      tmag);
+	cr_expect_gt(tmag, 0.0);
 }
 
-/* p.q and e.b of level 0 (a few thousand elements: fewer than one block
- * per 256), and 2^20 + 3 elements (more than the 1024 x 256 threads of the
- * GPU's grid-stride reduction). */
-static void check_pot_dot(struct tcase *c)
+/*
+ * p.q of level 0, e.b of every level (a few to a few thousand slots a row:
+ * rows shorter than a block of the GPU), and a level of 8195 rows of 601
+ * columns (a row longer than a block's 256 threads, more rows than the
+ * GPU's 8192 a launch) with random values in every slot; each on view r
+ * (r < NVIEWS; a level with too few rows passed over) or the whole.
+ */
+static void pot_dot_on(struct tcase *c, size_t r)
 {
 	struct west_kgrid dk = be_kgrid(c);
 	struct west_mg d = be_hierarchy(c, &dk);
-	size_t n = 2 * c->h.lv[0].ncol, big = (1u << 20) + 3;
-	float *x = hbuf(big * sizeof *x), *y = hbuf(big * sizeof *y);
+	struct west_plevel big = { .nx = 601, .ny = 8195, .nz = 1, .hx = 301,
+				   .ncol = (size_t)301 * 8195 }, l, bv = big;
+	size_t n = 2 * big.ncol;
+	float *x = hbuf(n * sizeof *x), *y = hbuf(n * sizeof *y);
+	char what[64];
 	uint64_t s = 401;
 
-	expect_dot("p.q", n, c->h.p, c->h.q, d.p, d.q);
-	expect_dot("e.b", n, c->h.lv[0].e, c->h.lv[0].b, d.lv[0].e, d.lv[0].b);
-	for (size_t i = 0; i < big; i++)
+	for (int L = 0; L < c->h.nlevels; L++) {
+		const struct west_plevel *h = &c->h.lv[L];
+		l = *h;
+		if (r < NVIEWS && !lview(&l, h, r))
+			continue;
+		if (L == 0)
+			expect_dot("p.q", &l, c->h.p, c->h.q, d.p, d.q);
+		snprintf(what, sizeof what, "e.b level %d", L);
+		expect_dot(what, &l, h->e, h->b, d.lv[L].e, d.lv[L].b);
+	}
+	for (size_t i = 0; i < n; i++)
 		x[i] = (float)(100 * rnd(&s)), y[i] = (float)rnd(&s);
-	expect_dot("2^20 + 3 elements", big, x, y, be_upload(x, big * sizeof *x),
-		   be_upload(y, big * sizeof *y));
+	if (r < NVIEWS)
+		cr_assert(lview(&bv, &big, r));
+	expect_dot("8195 rows of 601", &bv, x, y, be_upload(x, n * sizeof *x),
+		   be_upload(y, n * sizeof *y));
+}
+
+static void check_pot_dot(struct tcase *c)
+{
+	pot_dot_on(c, NVIEWS);
+}
+
+static void check_pot_dot_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_dot_on(c, r);
 }
 
 /* ---- the table -------------------------------------------------------------- */
@@ -1051,15 +1255,22 @@ static void check_pot_dot(struct tcase *c)
 	X(b, divremoval)                     \
 	X(b, sweep_omega_1_25)               \
 	X(b, sweep_omega_1_78_eta_0_5)       \
+	X(b, sweep_views)                    \
+	X(b, divergence_norms_views)         \
 	X(b, pot_rhs)                        \
+	X(b, pot_rhs_views)                  \
 	X(b, pot_apply)                      \
 	X(b, pot_smooth)                     \
+	X(b, pot_smooth_views)               \
 	X(b, pot_restrict)                   \
+	X(b, pot_restrict_views)             \
 	X(b, pot_prolong)                    \
 	X(b, pot_coarse)                     \
 	X(b, pot_matvec)                     \
+	X(b, pot_matvec_views)               \
 	X(b, pot_xpby_zero)                  \
 	X(b, pot_dot)                        \
+	X(b, pot_dot_views)                  \
 	X(b, mg_build)
 
 #define CASE_TEST(backend, name)                                              \

@@ -35,6 +35,13 @@
  *    of grids whose rows are shorter and longer than a vector, with cut
  *    cells and staircase faces; whole solves with them and with
  *    WEST_CPU_KERNELS=reference give the same field bit for bit.
+ *  - views (kernels.h: a level's own rows jlo <= j < ny - jhi): the
+ *    right-hand side, colour pass, operator and restriction, references
+ *    and vectorized, on own rows only: there the whole level's run's bits,
+ *    elsewhere what was there (a sentinel), exactly.
+ *  - dot: the row sums in the documented order, bit for bit; two views'
+ *    sums add up to the whole level's, and 1 and 2 threads agree, bit for
+ *    bit.
  *  - solvers: sor-potential is the velocity-form iteration (docs/design.md
  *    section 3), multigrid, sor-potential and sor reach the same field
  *    within an energy bound, every bundled terrain converges, and a
@@ -44,6 +51,9 @@
 #include "model_fixture.h"
 
 #include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "multigrid.h"
 #include "obs.h"
@@ -949,22 +959,18 @@ Test(kernels, coarse_solve_is_the_symmetric_sweeps)
 	west_grid_free(&g);
 }
 
-/* dot in double within 1e-12 of sum |x y|; xpby and zero exact. */
+/* xpby and zero exact (the dot product: "dot" below). */
 Test(kernels, vector_operations)
 {
 	size_t n = 1001;
 	float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *y0;
-	double dot = 0.0, want = 0.0, mag = 0.0;
 	uint64_t s = 99;
 
 	cr_assert(x && y);
 	for (size_t i = 0; i < n; i++) {
 		x[i] = (float)(rnd(&s) * 100);
 		y[i] = (float)rnd(&s);
-		want += (double)x[i] * y[i], mag += fabs((double)x[i] * y[i]);
 	}
-	cr_assert_eq(west_pot_dot_cpu(n, x, y, &dot), WEST_OK);
-	cr_expect_leq(fabs(dot - want), 1e-12 * mag, "dot %.17g, want %.17g", dot, want);
 	y0 = dup(y, n);
 	cr_assert_eq(west_pot_xpby_cpu(n, x, -0.375f, y), WEST_OK);
 	for (size_t i = 0; i < n; i++) {
@@ -1635,4 +1641,438 @@ Test(simd, the_kernel_choice_is_named_or_refused)
 	west_backend_cpu.describe(state, desc, sizeof desc);
 	cr_assert(strstr(desc, "reference") == NULL, "%s", desc);
 	west_backend_cpu.free(state);
+}
+
+/* ================================================================== views */
+
+/* The own rows tried (kernels.h): halo rows at both ends, at the top only. */
+static const size_t view_rows[][2] = { { 2, 1 }, { 0, 3 } };
+#define NVIEWS (sizeof view_rows / sizeof view_rows[0])
+
+/* The kernels that honour a view's rows, the references and the
+ * vectorized ones. */
+static const struct view_kernels {
+	const char *name;
+	__typeof__(west_pot_rhs_cpu) *rhs;
+	__typeof__(west_pot_smooth_cpu) *smooth;
+	__typeof__(west_pot_matvec_cpu) *matvec;
+	__typeof__(west_pot_restrict_cpu) *restrict_;
+} view_kernels[] = {
+	{ "reference", west_pot_rhs_cpu, west_pot_smooth_cpu, west_pot_matvec_cpu,
+	  west_pot_restrict_cpu },
+	{ "vectorized", west_pot_rhs_simd, west_pot_smooth_simd, west_pot_matvec_simd,
+	  west_pot_restrict_simd },
+};
+#define NVK (sizeof view_kernels / sizeof view_kernels[0])
+
+/* A signalling NaN with a payload: any arithmetic on it gives other bits. */
+static float sentinel(void)
+{
+	uint32_t b = 0x7fa5a5a5u;
+	float x;
+	memcpy(&x, &b, sizeof x);
+	return x;
+}
+
+static float *sentinels(size_t n)
+{
+	float *x = malloc(n * sizeof *x);
+	cr_assert_not_null(x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = sentinel();
+	return x;
+}
+
+/* Whether slot s of level l lies in one of l's own rows (padding too). */
+static int own_slot(const struct west_plevel *l, size_t s)
+{
+	size_t j = s % l->ncol / l->hx % l->ny;
+	return j >= l->jlo && j < l->ny - l->jhi;
+}
+
+/* l a view: got has whole's bits on its own rows, in's elsewhere. */
+static void expect_view(const char *what, const struct west_plevel *l, const float *got,
+			const float *whole, const float *in)
+{
+	for (size_t s = 0; s < 2 * l->ncol; s++) {
+		const float *want = own_slot(l, s) ? whole : in;
+		cr_assert_eq(bits(got[s]), bits(want[s]), "%s: rows [%zu, %zu) of %zu: slot %zu "
+			     "(row %zu) %.9g, want %.9g (%s)", what, l->jlo, l->ny - l->jhi, l->ny,
+			     s, s % l->ncol / l->hx % l->ny, (double)got[s], (double)want[s],
+			     own_slot(l, s) ? "the whole level's" : "untouched");
+	}
+}
+
+/* Level l with own rows [jlo, ny - jhi), or 0 when it has too few rows. */
+static int view_of(struct west_plevel *v, const struct west_plevel *l, size_t r)
+{
+	*v = *l;
+	v->jlo = view_rows[r][0], v->jhi = view_rows[r][1];
+	return l->ny > v->jlo + v->jhi;
+}
+
+/* The grids of the view tests: the stretched hill (rows shorter than two
+ * vectors) and a cut-cell hill of long rows. */
+#define NVGRIDS 2
+static void view_grid(struct west_grid *g, int which)
+{
+	if (which == 0)
+		hill_stretched(g);
+	else
+		fix_grid(g, 45, 23, 40, 9, 15, 60, 200);
+}
+
+/* A check of kernels k on view v of level L + shift of mg (shift 1: the
+ * coarse level of a restriction from L). */
+typedef void view_check(const struct west_mg *mg, int L, const struct west_plevel *v,
+			const struct view_kernels *k, const char *what);
+
+/* check on every view of every level (L + shift) of both grids' hierarchies
+ * that has rows enough, with both kernel sets; how many it ran. */
+static size_t each_view(view_check *check, int shift)
+{
+	size_t ran = 0;
+	for (int which = 0; which < NVGRIDS; which++) {
+		struct west_grid g;
+		struct west_mg mg;
+		view_grid(&g, which);
+		build(&mg, &g, 0.7);
+		for (size_t q = 0; q < NVK; q++)
+			for (int L = 0; L + shift < mg.nlevels; L++)
+				for (size_t r = 0; r < NVIEWS; r++) {
+					struct west_plevel v;
+					char what[96];
+					if (!view_of(&v, &mg.lv[L + shift], r))
+						continue;
+					snprintf(what, sizeof what, "grid %d, %s, level %d", which,
+						 view_kernels[q].name, L + shift);
+					check(&mg, L, &v, &view_kernels[q], what);
+					ran++;
+				}
+		west_mg_free(&mg);
+		west_grid_free(&g);
+	}
+	return ran;
+}
+
+/*
+ * Colour passes of view v, both colours, from the same e, b as a pass of
+ * the whole level: the own rows get its bits (a cell reads only the other
+ * colour, which is the same), the other rows are untouched: their slots
+ * of the colour hold a sentinel (read by no own cell), the others their e.
+ */
+static void smooth_view(const struct west_mg *mg, int L, const struct west_plevel *v,
+			const struct view_kernels *k, const char *what)
+{
+	const struct west_plevel *l = &mg->lv[L];
+	size_t n = 2 * l->ncol;
+	char col[128];
+
+	for (int colour = 0; colour < 2; colour++) {
+		random_eb(l, 301 + 4 * (uint64_t)L + (uint64_t)colour);
+		float *in = dup(l->e, n), *whole;
+		cr_assert_eq(k->smooth(l, 1.6f, colour), WEST_OK);
+		whole = dup(l->e, n);
+		for (size_t s = 0; s < n; s++)
+			if (!own_slot(v, s) && s / l->ncol == (size_t)colour)
+				in[s] = sentinel();
+		memcpy(l->e, in, n * sizeof *in);
+		cr_assert_eq(k->smooth(v, 1.6f, colour), WEST_OK);
+		snprintf(col, sizeof col, "%s, colour %d", what, colour);
+		expect_view(col, v, l->e, whole, in);
+		free(in), free(whole);
+	}
+}
+
+Test(views, smooth_updates_the_own_rows_only)
+{
+	cr_expect_geq(each_view(smooth_view, 0), 16);
+}
+
+/* y = A x on view v: the whole level's y on its own rows, the sentinels
+ * it had elsewhere. */
+static void matvec_view(const struct west_mg *mg, int L, const struct west_plevel *v,
+			const struct view_kernels *k, const char *what)
+{
+	const struct west_plevel *l = &mg->lv[L];
+	size_t n = 2 * l->ncol;
+	float *x = vec(l), *whole = sentinels(n), *y = sentinels(n), *in = sentinels(n);
+
+	fill(l, x, 311 + (uint64_t)L, 20.0, 0);
+	cr_assert_eq(k->matvec(l, x, whole), WEST_OK);
+	cr_assert_eq(k->matvec(v, x, y), WEST_OK);
+	expect_view(what, v, y, whole, in);
+	free(x), free(whole), free(y), free(in);
+}
+
+Test(views, matvec_writes_the_own_rows_only)
+{
+	cr_expect_geq(each_view(matvec_view, 0), 16);
+}
+
+/* The restriction from level L to coarse view v: the whole restriction's
+ * b on the coarse own rows (each from its fine rows, all of them), the
+ * sentinels elsewhere. */
+static void restrict_view(const struct west_mg *mg, int L, const struct west_plevel *v,
+			  const struct view_kernels *k, const char *what)
+{
+	const struct west_plevel *f = &mg->lv[L], *c = &mg->lv[L + 1];
+	size_t n = 2 * c->ncol;
+	float *in = sentinels(n), *whole;
+
+	random_eb(f, 321 + (uint64_t)L);
+	memcpy(c->b, in, n * sizeof *in);
+	cr_assert_eq(k->restrict_(f, c), WEST_OK);
+	whole = dup(c->b, n);
+	memcpy(c->b, in, n * sizeof *in);
+	cr_assert_eq(k->restrict_(f, v), WEST_OK);
+	expect_view(what, v, c->b, whole, in);
+	free(in), free(whole);
+}
+
+Test(views, restrict_writes_the_coarse_own_rows_only)
+{
+	cr_expect_geq(each_view(restrict_view, 1), 8, "coarse levels with rows enough");
+}
+
+/* Whether a face (axis 0, 1, 2: x, y, z) of row j of g touches a cell of
+ * g's own rows: x- and z-faces of own rows, y-faces jlo .. ny - jhi. */
+static int own_face(const struct west_kgrid *g, int axis, size_t j)
+{
+	size_t lo = g->jlo, hi = g->ny - g->jhi;
+	return axis == 1 ? j >= lo && j <= hi : j >= lo && j < hi;
+}
+
+/* Face velocities (m/s) for the faces that touch no own cell: large and
+ * uneven, so that the cells there have large divergence. */
+static float halo_face(size_t i, size_t j, size_t k)
+{
+	return 1e4f * (float)(1 + (i + 3 * j + 7 * k) % 5);
+}
+
+/* Random faces, with halo_face's on those that touch no own cell of kv. */
+static struct faces view_faces(const struct west_grid *g, const struct west_kgrid *kv,
+			       uint64_t seed)
+{
+	struct faces f = random_faces(g, seed);
+	size_t nx = g->nx, ny = g->ny, nz = g->nz;
+
+	for (size_t k = 0; k <= nz; k++)
+		for (size_t j = 0; j <= ny; j++)
+			for (size_t i = 0; i <= nx; i++) {
+				if (k < nz && j < ny && !own_face(kv, 0, j))
+					f.u[i + (nx + 1) * (j + ny * k)] = halo_face(i, j, k);
+				if (k < nz && i < nx && !own_face(kv, 1, j))
+					f.v[i + nx * (j + (ny + 1) * k)] = halo_face(i, j, k);
+				if (i < nx && j < ny && !own_face(kv, 2, j))
+					f.w[i + nx * (j + ny * k)] = halo_face(i, j, k);
+			}
+	return f;
+}
+
+/*
+ * The right-hand side of view kv of g (level 0's view v, the same rows):
+ * b the whole grid's on the own rows, the sentinels elsewhere; the norms
+ * over the own fluid cells, as the norms kernel gives them on the same
+ * view (max exact, the sum of D^2 within (n - 1) 2^-53), with the faces
+ * that touch no own cell at 1e4 m/s and more (a halo cell counted would
+ * dominate both norms: max |D| is below 10 1/s on the own cells, above
+ * 100 on the whole grid).
+ */
+static void rhs_view(const struct west_grid *g, const struct west_kgrid *kg,
+		     const struct west_kgrid *kv, const struct west_plevel *v,
+		     const struct view_kernels *k, const char *what)
+{
+	const struct west_plevel *l0 = v;   /* its arrays: level 0's */
+	size_t n = 2 * l0->ncol;
+	struct west_plevel whole_l0 = *v;
+	struct faces f = view_faces(g, kv, 331 + kv->jlo);
+	double hn[2], vn[2], plain[2];
+	double cells = (double)(g->nx * (g->ny - kv->jlo - kv->jhi) * g->nz);
+	float *in = sentinels(n), *whole;
+
+	whole_l0.jlo = whole_l0.jhi = 0;
+	memcpy(l0->b, in, n * sizeof *in);
+	cr_assert_eq(k->rhs(kg, &whole_l0, f.u, f.v, f.w, hn), WEST_OK);
+	whole = dup(l0->b, n);
+	memcpy(l0->b, in, n * sizeof *in);
+	cr_assert_eq(k->rhs(kv, v, f.u, f.v, f.w, vn), WEST_OK);
+	expect_view(what, v, l0->b, whole, in);
+	cr_assert_eq(west_divergence_norms_cpu(kv, f.u, f.v, f.w, plain), WEST_OK);
+	cr_expect(vn[0] == plain[0] && fabs(vn[1] - plain[1]) <= (cells - 1) * 0x1p-53 * plain[1],
+		  "%s: norms %.17g %.17g, the norms kernel's %.17g %.17g", what, vn[0], vn[1],
+		  plain[0], plain[1]);
+	cr_expect(vn[0] < 10 && hn[0] > 100, "%s: max |D| %g of the view, %g of the whole grid",
+		  what, vn[0], hn[0]);
+	free(in), free(whole);
+	faces_free(&f);
+}
+
+Test(views, rhs_on_the_own_rows_only)
+{
+	for (int which = 0; which < NVGRIDS; which++) {
+		struct west_grid g;
+		struct west_mg mg;
+		struct west_levels lv;
+		struct west_kgrid kg;
+		char err[WEST_ERRLEN] = "", what[96];
+		view_grid(&g, which);
+		build(&mg, &g, 0.7);
+		cr_assert_eq(west_levels_init(&lv, &g, err, sizeof err), WEST_OK, "%s", err);
+		west_kgrid_init(&kg, &g, &lv);
+		for (size_t q = 0; q < NVK; q++)
+			for (size_t r = 0; r < NVIEWS; r++) {
+				struct west_kgrid kv = kg;
+				struct west_plevel v;
+				cr_assert(view_of(&v, &mg.lv[0], r));
+				kv.jlo = v.jlo, kv.jhi = v.jhi;
+				snprintf(what, sizeof what, "grid %d, %s", which,
+					 view_kernels[q].name);
+				rhs_view(&g, &kg, &kv, &v, &view_kernels[q], what);
+			}
+		west_levels_free(&lv);
+		west_mg_free(&mg);
+		west_grid_free(&g);
+	}
+}
+
+/* ==================================================================== dot */
+
+/* The documented sum of x . y over row j of l: colour, then k, then t,
+ * one addition at a time, in double. */
+static double row_dot(const struct west_plevel *l, const float *x, const float *y, size_t j)
+{
+	double sum = 0.0;
+	for (size_t c = 0; c < 2; c++)
+		for (size_t k = 0; k < l->nz; k++)
+			for (size_t t = 0; t < l->hx; t++) {
+				size_t s = c * l->ncol + t + l->hx * (j + l->ny * k);
+				sum += (double)x[s] * (double)y[s];
+			}
+	return sum;
+}
+
+static uint64_t dbits(double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof b);
+	return b;
+}
+
+/* The reference's sums of view l, in a fresh array with one sentinel past
+ * its end (which must stay). */
+static double *dot_sums(const struct west_plevel *l, const float *x, const float *y)
+{
+	size_t rows = l->ny - l->jlo - l->jhi;
+	double *sums = malloc((rows + 1) * sizeof *sums);
+	cr_assert_not_null(sums);
+	for (size_t r = 0; r <= rows; r++)
+		sums[r] = -1.25;
+	cr_assert_eq(west_pot_dot_cpu(l, x, y, sums), WEST_OK);
+	cr_assert_eq(sums[rows], -1.25, "a sum written past the view's %zu rows", rows);
+	return sums;
+}
+
+/* Random x and y on every slot of l but the padding (which holds 0). */
+static void dot_vectors(const struct west_plevel *l, float **x, float **y, uint64_t seed)
+{
+	*x = vec(l), *y = vec(l);
+	fill(l, *x, seed, 100.0, 0);
+	fill(l, *y, seed + 1, 1.0, 0);
+}
+
+/* Every level of the stretched hill, the whole level and the views: each
+ * row's sum the documented one, bit for bit. */
+Test(dot, row_sums_in_the_documented_order)
+{
+	struct west_grid g;
+	struct west_mg mg;
+
+	kernel_setup(&g, &mg);
+	for (int L = 0; L < mg.nlevels; L++)
+		for (size_t r = 0; r <= NVIEWS; r++) {
+			struct west_plevel v = mg.lv[L];
+			float *x, *y;
+			if (r < NVIEWS && !view_of(&v, &mg.lv[L], r))
+				continue;
+			dot_vectors(&v, &x, &y, 401 + (uint64_t)L);
+			double *sums = dot_sums(&v, x, y);
+			for (size_t j = v.jlo; j < v.ny - v.jhi; j++) {
+				double got = sums[j - v.jlo], want = row_dot(&v, x, y, j);
+				cr_assert_eq(dbits(got), dbits(want), "level %d rows [%zu, %zu): "
+					     "row %zu %.17g, want %.17g", L, v.jlo, v.ny - v.jhi, j,
+					     got, want);
+			}
+			free(x), free(y), free(sums);
+		}
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* The whole level's sums added in row order equal, bit for bit, the sums
+ * of two views of the same arrays, [0, m) and [m, ny), added in row order:
+ * a partitioned dot product is the single device's. */
+Test(dot, two_views_add_up_to_the_whole)
+{
+	struct west_grid g;
+	struct west_mg mg;
+
+	kernel_setup(&g, &mg);
+	const struct west_plevel *l = &mg.lv[0];
+	float *x, *y;
+	dot_vectors(l, &x, &y, 411);
+	double *all = dot_sums(l, x, y), whole = 0.0;
+	for (size_t j = 0; j < l->ny; j++)
+		whole += all[j];
+	for (size_t m = 1; m < l->ny; m += 4) {
+		struct west_plevel a = *l, b = *l;
+		a.jhi = l->ny - m, b.jlo = m;
+		double *sa = dot_sums(&a, x, y), *sb = dot_sums(&b, x, y), parts = 0.0;
+		for (size_t j = 0; j < m; j++)
+			parts += sa[j];
+		for (size_t j = 0; j < l->ny - m; j++)
+			parts += sb[j];
+		cr_assert_eq(dbits(parts), dbits(whole), "split at row %zu: %.17g, whole %.17g",
+			     m, parts, whole);
+		free(sa), free(sb);
+	}
+	free(x), free(y), free(all);
+	west_mg_free(&mg);
+	west_grid_free(&g);
+}
+
+/* The reference on 1 and on 2 threads: the same bits (a level large enough
+ * to run in parallel: 32768 cells or more, potential.c). */
+Test(dot, same_bits_on_1_and_2_threads)
+{
+#ifndef _OPENMP
+	cr_skip_test("built without OpenMP: one thread only");
+#else
+	struct west_grid g;
+	struct west_mg mg;
+
+	fix_grid(&g, 70, 50, 30, 10, 15, 60, 300);
+	build(&mg, &g, 0.7);
+	const struct west_plevel *l = &mg.lv[0];
+	cr_assert_geq(l->nx * l->ny * l->nz, 32768);
+	for (size_t r = 0; r <= NVIEWS; r++) {
+		struct west_plevel v = *l;
+		float *x, *y;
+		double *one, *two;
+		if (r < NVIEWS)
+			cr_assert(view_of(&v, l, r));
+		dot_vectors(&v, &x, &y, 421 + (uint64_t)r);
+		omp_set_num_threads(1);
+		one = dot_sums(&v, x, y);
+		omp_set_num_threads(2);
+		two = dot_sums(&v, x, y);
+		for (size_t j = 0; j < v.ny - v.jlo - v.jhi; j++)
+			cr_assert_eq(dbits(one[j]), dbits(two[j]), "rows [%zu, %zu): row %zu: "
+				     "%.17g on 1 thread, %.17g on 2", v.jlo, v.ny - v.jhi,
+				     v.jlo + j, one[j], two[j]);
+		free(x), free(y), free(one), free(two);
+	}
+	west_mg_free(&mg);
+	west_grid_free(&g);
+#endif
 }

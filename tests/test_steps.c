@@ -13,6 +13,8 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1086,4 +1088,419 @@ Test(divremoval, zero_divergence_and_land_faces)
 	cr_expect_gt(moved, nx * ny);
 	free(u0), free(v0);
 	sweep_case_free(&sc);
+}
+
+/* ---- views of part of a grid (kernels.h: jg, jlo, jhi) ---------------------- */
+
+/* The own rows tried: halo rows at both ends, and at the top only. */
+static const size_t view_rows[][2] = { { 2, 1 }, { 0, 3 } };
+#define NVIEWS (sizeof view_rows / sizeof view_rows[0])
+
+/* A cut-cell hill (model_fixture.h, odd sizes) and the kernels' view of it. */
+struct vgrid {
+	struct west_grid g;
+	struct west_levels lv;
+	struct west_kgrid kg;
+	size_t nxf, nyf, nzf;
+};
+
+static void vgrid_init(struct vgrid *v)
+{
+	char err[WEST_ERRLEN] = "";
+	size_t cut = 0;
+
+	fix_grid(&v->g, 19, 13, 50.0, 7, 20.0, 90.0, 160.0);
+	cr_assert_gt(v->g.land_cells, 0, "the hill must make land");
+	for (size_t f = 0; f < west_grid_nxfaces(&v->g); f++)
+		cut += v->g.tx[f] > 0.0f && v->g.tx[f] < 1.0f;
+	cr_assert(v->g.cut && cut > 0, "the hill must make cut cells");
+	cr_assert_eq(west_levels_init(&v->lv, &v->g, err, sizeof err), WEST_OK, "%s", err);
+	west_kgrid_init(&v->kg, &v->g, &v->lv);
+	v->nxf = west_grid_nxfaces(&v->g);
+	v->nyf = west_grid_nyfaces(&v->g);
+	v->nzf = west_grid_nzfaces(&v->g);
+}
+
+static void vgrid_free(struct vgrid *v)
+{
+	west_levels_free(&v->lv);
+	west_grid_free(&v->g);
+}
+
+/* Random faces in [-5, 5] m/s, times their transparencies (step 6). */
+static void vgrid_faces(const struct vgrid *v, unsigned seed, float **u, float **vv, float **w)
+{
+	*u = falloc(v->nxf), *vv = falloc(v->nyf), *w = falloc(v->nzf);
+	fill_random(*u, v->nxf, 5.0f, &seed);
+	fill_random(*vv, v->nyf, 5.0f, &seed);
+	fill_random(*w, v->nzf, 5.0f, &seed);
+	cr_assert_eq(west_speed_zero_cpu(&v->kg, *u, *vv, *w), WEST_OK);
+}
+
+static uint32_t fbits(float x)
+{
+	uint32_t b;
+	memcpy(&b, &x, sizeof b);
+	return b;
+}
+
+/* A signalling NaN with a payload: arithmetic on it gives other bits. */
+static float sentinel(void)
+{
+	uint32_t b = 0x7fa5a5a5u;
+	float x;
+	memcpy(&x, &b, sizeof x);
+	return x;
+}
+
+/* Whether a face (axis 0, 1, 2: x, y, z) of row j touches a cell of the
+ * own rows [jlo, ny - jhi): x- and z-faces of an own row, y-faces jlo ..
+ * ny - jhi (the first and last are shared with the halo). */
+static int own_face(const struct west_kgrid *g, int axis, size_t j)
+{
+	size_t lo = g->jlo, hi = g->ny - g->jhi;
+	return axis == 1 ? j >= lo && j <= hi : j >= lo && j < hi;
+}
+
+/* faces[axis][n], bits for bits, n faces; the first difference named. */
+static void expect_face_bits(const char *what, int axis, const float *got,
+			     const float *want, size_t n)
+{
+	static const char *const names[3] = { "u", "v", "w" };
+	for (size_t c = 0; c < n; c++)
+		if (fbits(got[c]) != fbits(want[c]))
+			cr_assert_fail("%s: %s[%zu] %.9g (0x%08x), want %.9g (0x%08x)", what,
+				       names[axis], c, (double)got[c], fbits(got[c]),
+				       (double)want[c], fbits(want[c]));
+}
+
+/*
+ * One colour pass on a view with own rows [jlo, ny - jhi) of the hill,
+ * masked and compact, against the pass on the whole grid from the same
+ * field (the faces of halo rows that touch no own cell hold a sentinel in
+ * the view's run instead): a face of an own cell of the colour has the
+ * whole run's bits (the cell read the same six faces); every other face
+ * keeps what it had, the sentinels too, and the y-faces between the own
+ * rows and the halo that the whole run moved from a halo cell of the
+ * colour (which the view must not update).  Exact: one pass moves each
+ * face from at most one cell.  Some of those shared faces must differ
+ * between the two runs, or the halo is not tested.
+ */
+static void check_sweep_view(const struct vgrid *v, size_t jlo, size_t jhi, int colour,
+			     enum west_kindexing ix)
+{
+	struct west_kgrid kv = v->kg;
+	size_t nx = v->g.nx, ny = v->g.ny, nz = v->g.nz, n[3] = { v->nxf, v->nyf, v->nzf };
+	float *f0[3], *whole[3], *in[3], *got[3];
+	unsigned char *touched[3];
+	size_t shared_moved = 0;
+	char what[96];
+
+	kv.jlo = jlo, kv.jhi = jhi;
+	vgrid_faces(v, 77u + (unsigned)colour, &f0[0], &f0[1], &f0[2]);
+	for (int a = 0; a < 3; a++) {
+		whole[a] = fdup(f0[a], n[a]);
+		in[a] = fdup(f0[a], n[a]);
+		touched[a] = calloc(n[a], 1);
+		cr_assert_not_null(touched[a]);
+	}
+	/* halo-only faces to the sentinel; the faces each own cell of the
+	 * colour moves */
+	for (size_t k = 0; k <= nz; k++)
+		for (size_t j = 0; j <= ny; j++)
+			for (size_t i = 0; i <= nx; i++) {
+				if (k < nz && j < ny && !own_face(&kv, 0, j))
+					in[0][west_kx(nx, ny, i, j, k)] = sentinel();
+				if (k < nz && i < nx && !own_face(&kv, 1, j))
+					in[1][west_ky(nx, ny, i, j, k)] = sentinel();
+				if (i < nx && j < ny && !own_face(&kv, 2, j))
+					in[2][west_kc(nx, ny, i, j, k)] = sentinel();
+				if (i == nx || j == ny || k == nz || !own_face(&kv, 0, j) ||
+				    colour_of(i, j, k) != colour)
+					continue;
+				size_t xw = west_kx(nx, ny, i, j, k);
+				size_t ys = west_ky(nx, ny, i, j, k), zb = west_kc(nx, ny, i, j, k);
+				touched[0][xw] = touched[0][xw + 1] = 1;
+				touched[1][ys] = touched[1][ys + nx] = 1;
+				touched[2][zb] = touched[2][zb + nx * ny] = 1;
+			}
+	for (int a = 0; a < 3; a++)
+		got[a] = fdup(in[a], n[a]);
+	cr_assert_eq(west_divmin_sweep_cpu(&v->kg, 1.6f, 0.7f, colour, ix, whole[0], whole[1],
+					   whole[2]), WEST_OK);
+	cr_assert_eq(west_divmin_sweep_cpu(&kv, 1.6f, 0.7f, colour, ix, got[0], got[1], got[2]),
+		     WEST_OK);
+	for (int a = 0; a < 3; a++) {
+		float *want = fdup(in[a], n[a]);
+		for (size_t c = 0; c < n[a]; c++)
+			if (touched[a][c])
+				want[c] = whole[a][c];
+		snprintf(what, sizeof what, "rows [%zu, %zu) of %zu, colour %d, %s", jlo,
+			 ny - jhi, ny, colour, ix == WEST_KINDEX_MASKED ? "masked" : "compact");
+		expect_face_bits(what, a, got[a], want, n[a]);
+		free(want);
+	}
+	for (size_t k = 0; k < nz; k++)
+		for (size_t i = 0; i < nx; i++)
+			for (int e = 0; e < 2; e++) {
+				size_t j = e ? ny - jhi : jlo, c = west_ky(nx, ny, i, j, k);
+				shared_moved += (j > 0 && j < ny) && !touched[1][c] &&
+						fbits(whole[1][c]) != fbits(f0[1][c]);
+			}
+	cr_expect_gt(shared_moved, 0, "%s: no face shared with the halo was moved from the "
+		     "halo in the whole run", what);
+	for (int a = 0; a < 3; a++)
+		free(f0[a]), free(whole[a]), free(in[a]), free(got[a]), free(touched[a]);
+}
+
+Test(views, sweep_updates_the_own_rows_only)
+{
+	struct vgrid v;
+	vgrid_init(&v);
+	for (size_t r = 0; r < NVIEWS; r++)
+		for (int colour = 0; colour < 2; colour++) {
+			check_sweep_view(&v, view_rows[r][0], view_rows[r][1], colour,
+					 WEST_KINDEX_MASKED);
+			check_sweep_view(&v, view_rows[r][0], view_rows[r][1], colour,
+					 WEST_KINDEX_COMPACT);
+		}
+	vgrid_free(&v);
+}
+
+/* Face velocities (m/s) for the faces that touch no own cell: large and
+ * uneven, so that the cells there have large divergence. */
+static float halo_face(size_t i, size_t j, size_t k)
+{
+	return 1e4f * (float)(1 + (i + 3 * j + 7 * k) % 5);
+}
+
+/* f (u, v, w) = halo_face on every face that touches no own cell of g. */
+static void halo_faces(const struct west_kgrid *g, float *f[3])
+{
+	size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	for (size_t k = 0; k <= nz; k++)
+		for (size_t j = 0; j <= ny; j++)
+			for (size_t i = 0; i <= nx; i++) {
+				if (k < nz && j < ny && !own_face(g, 0, j))
+					f[0][west_kx(nx, ny, i, j, k)] = halo_face(i, j, k);
+				if (k < nz && i < nx && !own_face(g, 1, j))
+					f[1][west_ky(nx, ny, i, j, k)] = halo_face(i, j, k);
+				if (i < nx && j < ny && !own_face(g, 2, j))
+					f[2][west_kc(nx, ny, i, j, k)] = halo_face(i, j, k);
+			}
+}
+
+/*
+ * The divergence norms of a view: over the fluid cells of its own rows
+ * only.  The faces that touch no own cell are 1e4 m/s and more, uneven
+ * (a halo cell counted would dominate both norms).  max |D| exactly the largest |D| of
+ * an own fluid cell, each D computed as the kernels do (west_cell_div,
+ * float); the sum of D^2 within (n - 1) 2^-53 of the sum here (the same
+ * exact terms, n of them, added in another order).
+ */
+Test(views, divergence_norms_of_the_own_rows_only)
+{
+	struct vgrid v;
+	vgrid_init(&v);
+	size_t nx = v.g.nx, ny = v.g.ny, nz = v.g.nz;
+	const struct west_sor o = west_sor_init(&v.kg, 1.0f, 1.0f);
+
+	for (size_t r = 0; r < NVIEWS; r++) {
+		struct west_kgrid kv = v.kg;
+		float *f[3];
+		double norms[2] = { NAN, NAN }, mx = 0.0, sum = 0.0, cells = 0.0;
+
+		kv.jlo = view_rows[r][0], kv.jhi = view_rows[r][1];
+		vgrid_faces(&v, 91u + (unsigned)r, &f[0], &f[1], &f[2]);
+		halo_faces(&kv, f);
+		for (size_t k = 0; k < nz; k++)
+			for (size_t j = kv.jlo; j < ny - kv.jhi; j++)
+				for (size_t i = 0; i < nx; i++) {
+					if (v.g.land[west_kc(nx, ny, i, j, k)])
+						continue;
+					double d = west_cell_div(&kv, &o, f[0], f[1], f[2], i, j,
+								 k);
+					mx = fmax(mx, fabs(d));
+					sum += d * d;
+					cells++;
+				}
+		cr_assert_eq(west_divergence_norms_cpu(&kv, f[0], f[1], f[2], norms), WEST_OK);
+		cr_expect_eq(norms[0], mx, "rows [%zu, %zu): max |D| %.17g, want %.17g", kv.jlo,
+			     ny - kv.jhi, norms[0], mx);
+		cr_expect_leq(fabs(norms[1] - sum), (cells - 1) * 0x1p-53 * sum,
+			      "rows [%zu, %zu): sum D^2 %.17g, want %.17g", kv.jlo, ny - kv.jhi,
+			      norms[1], sum);
+		cr_expect_lt(mx, 10.0, "the own cells' D must not see the halo's faces");
+		for (int a = 0; a < 3; a++)
+			free(f[a]);
+	}
+	vgrid_free(&v);
+}
+
+/*
+ * A view of rows [j0, j1) of a grid as a partition holds it: its own
+ * kgrid over copies of those rows of the grid's arrays (ground, land, tx,
+ * tz by rows; ty's faces j0 .. j1), jg = j0.
+ */
+struct slab {
+	struct west_kgrid kg;
+	float *ground, *tx, *ty, *tz;
+	unsigned char *land;
+};
+
+static void slab_init(struct slab *s, const struct west_kgrid *g, size_t j0, size_t j1)
+{
+	size_t nx = g->nx, ny = g->ny, nz = g->nz, m = j1 - j0;
+
+	s->ground = falloc(nx * m);
+	s->tx = falloc((nx + 1) * m * nz);
+	s->ty = falloc(nx * (m + 1) * nz);
+	s->tz = falloc(nx * m * (nz + 1));
+	s->land = malloc(nx * m * nz);
+	cr_assert_not_null(s->land);
+	memcpy(s->ground, g->ground + j0 * nx, nx * m * sizeof *s->ground);
+	for (size_t k = 0; k <= nz; k++) {   /* each level's rows are contiguous */
+		size_t cs = west_kc(nx, m, 0, 0, k), cg = west_kc(nx, ny, 0, j0, k);
+		if (k < nz) {
+			memcpy(s->tx + west_kx(nx, m, 0, 0, k), g->tx + west_kx(nx, ny, 0, j0, k),
+			       (nx + 1) * m * sizeof(float));
+			memcpy(s->ty + west_ky(nx, m, 0, 0, k), g->ty + west_ky(nx, ny, 0, j0, k),
+			       nx * (m + 1) * sizeof(float));
+			memcpy(s->land + cs, g->land + cg, nx * m);
+		}
+		memcpy(s->tz + cs, g->tz + cg, nx * m * sizeof(float));
+	}
+	s->kg = *g;
+	s->kg.ny = m, s->kg.jg = j0;
+	s->kg.ground = s->ground, s->kg.land = s->land;
+	s->kg.tx = s->tx, s->kg.ty = s->ty, s->kg.tz = s->tz;
+}
+
+static void slab_free(struct slab *s)
+{
+	free(s->ground), free(s->tx), free(s->ty), free(s->tz), free(s->land);
+}
+
+/* The slabs tried: the bottom, the middle, the top of the hill's 13 rows. */
+static const size_t slab_rows[][2] = { { 0, 5 }, { 3, 10 }, { 6, 13 } };
+#define NSLABS (sizeof slab_rows / sizeof slab_rows[0])
+
+/* Four stations of different classes spread over the hill. */
+static void view_stations(struct west_kstation st[4], float stab[4])
+{
+	static const float xy[4][2] = { { 120, 80 }, { 830, 210 }, { 400, 540 }, { 700, 610 } };
+	for (int s = 0; s < 4; s++) {
+		st[s] = (struct west_kstation){
+			.x = xy[s][0], .y = xy[s][1], .height = 10.0f, .speed = 3.0f + (float)s,
+			.direction = 60.0f * (float)s, .mix = 300.0f,
+		};
+		stab[s] = (float)(s == 3 ? 5 : s);
+	}
+}
+
+/*
+ * Step 1 on a slab (jg = j0) gives the whole grid's classes of its
+ * columns, and the classes must change along y (or the test would pass
+ * without jg).  jg = 0 on the slab must differ where j0 > 0.
+ */
+Test(views, stability_of_a_slab_is_the_grids)
+{
+	struct vgrid v;
+	struct west_kstation st[4];
+	float stab[4];
+	vgrid_init(&v);
+	view_stations(st, stab);
+	size_t nx = v.g.nx, ny = v.g.ny;
+	unsigned char *cls = malloc(nx * ny), *part = malloc(nx * ny);
+	size_t varies = 0;
+
+	cr_assert(cls && part);
+	cr_assert_eq(west_stability_cpu(&v.kg, 4, st, stab, cls), WEST_OK);
+	for (size_t j = 1; j < ny; j++)
+		varies += cls[j * nx] != cls[(j - 1) * nx];
+	cr_assert_gt(varies, 1, "the classes must change along y");
+	for (size_t s = 0; s < NSLABS; s++) {
+		size_t j0 = slab_rows[s][0], j1 = slab_rows[s][1];
+		struct slab sl;
+		slab_init(&sl, &v.kg, j0, j1);
+		memset(part, 0xff, nx * ny);
+		cr_assert_eq(west_stability_cpu(&sl.kg, 4, st, stab, part), WEST_OK);
+		for (size_t c = 0; c < nx * (j1 - j0); c++)
+			cr_assert_eq(part[c], cls[j0 * nx + c], "rows [%zu, %zu): column (%zu, "
+				     "%zu) class %d, the grid's %d", j0, j1, c % nx, j0 + c / nx,
+				     part[c], cls[j0 * nx + c]);
+		if (j0 > 0) {   /* without jg the slab is another place */
+			sl.kg.jg = 0;
+			cr_assert_eq(west_stability_cpu(&sl.kg, 4, st, stab, part), WEST_OK);
+			cr_expect_neq(memcmp(part, cls + j0 * nx, nx * (j1 - j0)), 0,
+				      "rows [%zu, %zu): jg = 0 gave the same classes", j0, j1);
+		}
+		slab_free(&sl);
+	}
+	free(cls), free(part);
+	vgrid_free(&v);
+}
+
+/* Face (i, j, k) of slab [j0, j1): a, the grid's b, bit for bit. */
+static void expect_slab_face(const char *what, size_t j0, size_t j1, size_t i, size_t j,
+			     size_t k, float a, float b)
+{
+	cr_assert_eq(fbits(a), fbits(b), "rows [%zu, %zu): %s (%zu, %zu, %zu) %.9g, the grid's "
+		     "%.9g", j0, j1, what, i, j0 + j, k, (double)a, (double)b);
+}
+
+/*
+ * Step 5 on a slab (jg = j0) gives the whole grid's faces bit for bit:
+ * every x-face of its rows, and its y-faces j0 < j < j1; its first and
+ * last y-faces too where they are the grid's edges (elsewhere their ground
+ * is the mean of a row the slab lacks: kernels.h).  The same arithmetic
+ * on both sides (powf included), so exact.  jg = 0 on the slab must
+ * differ where j0 > 0.
+ */
+Test(views, interpolate_on_a_slab_is_the_grids)
+{
+	struct vgrid v;
+	struct west_kstation st[4];
+	float stab[4], pst[4], us[4], vs[4];
+	vgrid_init(&v);
+	view_stations(st, stab);
+	size_t nx = v.g.nx, ny = v.g.ny, nz = v.g.nz;
+	float *u = falloc(v.nxf), *vv = falloc(v.nyf), *pu = falloc(v.nxf), *pv = falloc(v.nyf);
+
+	for (int s = 0; s < 4; s++) {
+		pst[s] = 0.07f + 0.1f * (float)s;
+		west_initialize_at(&st[s], &us[s], &vs[s]);
+	}
+	cr_assert_eq(west_interpolate_cpu(&v.kg, 4, st, pst, us, vs, u, vv), WEST_OK);
+	for (size_t s = 0; s < NSLABS; s++) {
+		size_t j0 = slab_rows[s][0], j1 = slab_rows[s][1], m = j1 - j0;
+		struct slab sl;
+		slab_init(&sl, &v.kg, j0, j1);
+		fill(pu, v.nxf, NAN), fill(pv, v.nyf, NAN);
+		cr_assert_eq(west_interpolate_cpu(&sl.kg, 4, st, pst, us, vs, pu, pv), WEST_OK);
+		for (size_t k = 0; k < nz; k++)
+			for (size_t j = 0; j <= m; j++)
+				for (size_t i = 0; i <= nx; i++) {
+					int edge = (j == 0 && j0 > 0) || (j == m && j1 < ny);
+					if (j < m)
+						expect_slab_face("u", j0, j1, i, j, k,
+								 pu[west_kx(nx, m, i, j, k)],
+								 u[west_kx(nx, ny, i, j0 + j, k)]);
+					if (i < nx && !edge)
+						expect_slab_face("v", j0, j1, i, j, k,
+								 pv[west_ky(nx, m, i, j, k)],
+								 vv[west_ky(nx, ny, i, j0 + j, k)]);
+				}
+		if (j0 > 0) {   /* without jg the slab is another place */
+			sl.kg.jg = 0;
+			cr_assert_eq(west_interpolate_cpu(&sl.kg, 4, st, pst, us, vs, pu, pv),
+				     WEST_OK);
+			cr_expect_neq(memcmp(pu, u + west_kx(nx, ny, 0, j0, 0),
+					     (nx + 1) * m * sizeof *pu), 0,
+				      "rows [%zu, %zu): jg = 0 gave the same u", j0, j1);
+		}
+		slab_free(&sl);
+	}
+	free(u), free(vv), free(pu), free(pv);
+	vgrid_free(&v);
 }
