@@ -52,6 +52,15 @@ static enum west_status cpu_fill(void *dst, int byte, size_t bytes, char *err, s
 	return WEST_OK;
 }
 
+static enum west_status cpu_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+				   size_t width, size_t height, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	for (size_t r = 0; r < height; r++)
+		memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+	return WEST_OK;
+}
+
 static enum west_status cpu_release(void *p, char *err, size_t errlen)
 {
 	(void)err, (void)errlen;
@@ -94,6 +103,7 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.upload = cpu_copy, \
 	.download = cpu_copy, \
 	.fill = cpu_fill, \
+	.copy2d = cpu_copy2d, \
 	.free = cpu_release, \
 }
 const struct west_kernel_ops west_kernels_cpu =

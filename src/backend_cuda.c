@@ -199,6 +199,14 @@ static enum west_status cuda_fill(void *dst, int byte, size_t bytes, char *err, 
 	return WEST_OK;
 }
 
+static enum west_status cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+				    size_t width, size_t height, char *err, size_t errlen)
+{
+	WEST_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
+					cudaMemcpyDeviceToDevice, cudaStreamPerThread), err, errlen);
+	return WEST_OK;
+}
+
 /* Checked, unlike the teardown frees below: a test or a caller with a
  * message buffer hears of a device error that surfaces here. */
 static enum west_status cuda_release(void *p, char *err, size_t errlen)
@@ -275,6 +283,7 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.upload = cuda_upload,
 	.download = cuda_download,
 	.fill = cuda_fill,
+	.copy2d = cuda_copy2d,
 	.free = cuda_release,
 };
 

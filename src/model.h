@@ -136,6 +136,12 @@ struct west_kernel_ops {
 	enum west_status (*download)(void *dst, const void *src, size_t bytes, char *err,
 				     size_t errlen);
 	enum west_status (*fill)(void *dst, int byte, size_t bytes, char *err, size_t errlen);
+	/* Within the backend's memory: `height` runs of `width` bytes, run r
+	 * from src + r spitch to dst + r dpitch; ordered after the kernels
+	 * queued before it, and before those queued after it, but (unlike the
+	 * calls above) not waited for on CUDA. */
+	enum west_status (*copy2d)(void *dst, size_t dpitch, const void *src, size_t spitch,
+				   size_t width, size_t height, char *err, size_t errlen);
 	enum west_status (*free)(void *p, char *err, size_t errlen);
 };
 extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */

@@ -157,9 +157,8 @@ static enum west_status build_mg(struct west_parts *ps, struct west_part *q,
 	return WEST_OK;
 }
 
-static enum west_status copy_rows(struct west_parts *ps, const struct west_part *s,
-				  const float *sa, const struct west_plevel *sl, size_t sjg,
-				  const struct west_part *d, float *da,
+static enum west_status copy_rows(const struct west_part *s, const float *sa,
+				  const struct west_plevel *sl, size_t sjg, float *da,
 				  const struct west_plevel *dl, size_t djg, int c, size_t j0,
 				  size_t j1);
 
@@ -174,9 +173,9 @@ static enum west_status tail_first(void *ctx, const struct west_plevel *l, char 
 		const struct west_plevel *ql = &q->mg.lv[ps->lp];
 		for (int f = 0; f < 6 && !st; f++)
 			for (int c = 0; c < 2 && !st; c++)
-				st = copy_rows(ps, q, ql->g + f * 2 * ql->ncol, ql, q->jg[ps->lp],
-					       &ps->part[0], (float *)l->g + f * 2 * l->ncol, l, 0,
-					       c, q->a[ps->lp], q->b[ps->lp]);
+				st = copy_rows(q, ql->g + f * 2 * ql->ncol, ql, q->jg[ps->lp],
+					       (float *)l->g + f * 2 * l->ncol, l, 0, c,
+					       q->a[ps->lp], q->b[ps->lp]);
 		if (st)
 			return west_fail(err, errlen, st, "partitions: gathering level %d failed",
 					 ps->lp);
@@ -220,6 +219,12 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	if (n < 2 || n > WEST_MAX_PARTS)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "partitions: %d partitions (2 to %d)", n, WEST_MAX_PARTS);
+	for (int p = 1; p < n; p++)
+		if (strcmp(ops[p]->backend, ops[0]->backend))
+			return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+					 "partitions: %s beside %s: partitions of different "
+					 "backends are not built yet", ops[p]->backend,
+					 ops[0]->backend);
 	if ((st = west_mg_plan(&plan, g, eta, err, errlen)) ||
 	    (st = cut(ps, &plan, n, po ? po : &dflt, err, errlen)))
 		return st;
@@ -227,8 +232,7 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 		ps->part[p].ops = ops[p];
 		rows(ps, &plan, p);
 	}
-	ps->nstage = 2 * (g->nx + 1) * g->ny;
-	if (!(ps->stage = malloc(ps->nstage * sizeof *ps->stage)) ||
+	if (!(ps->stage = malloc(2 * g->nx * sizeof *ps->stage)) ||
 	    !(ps->sums = malloc(g->ny * sizeof *ps->sums))) {
 		west_parts_free(ps);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
@@ -349,28 +353,25 @@ static enum west_status moved(enum west_status st, const char *what, const char 
 /*
  * Rows [j0, j1) (the whole level's numbering) of colour c of the
  * per-colour array sa of level sl (local row 0 = row sjg) of partition s
- * into da of level dl (row djg) of partition d, every k, staged in host
- * memory.  A colour's slots are (i + local j + k) & 1, so the global colour
- * c is c ^ (jg & 1) in each.
+ * into da of level dl (row djg) of partition d, every k: one strided copy
+ * in the partitions' memory (all of one backend: west_parts_build).  A
+ * colour's slots are (i + local j + k) & 1, so the global colour c is
+ * c ^ (jg & 1) in each.
  */
-static enum west_status copy_rows(struct west_parts *ps, const struct west_part *s,
-				  const float *sa, const struct west_plevel *sl, size_t sjg,
-				  const struct west_part *d, float *da,
+static enum west_status copy_rows(const struct west_part *s, const float *sa,
+				  const struct west_plevel *sl, size_t sjg, float *da,
 				  const struct west_plevel *dl, size_t djg, int c, size_t j0,
 				  size_t j1)
 {
 	size_t hx = sl->hx, n = (j1 - j0) * hx;
 	int sc = c ^ (int)(sjg & 1), dc = c ^ (int)(djg & 1);
 	char err[WEST_ERRLEN];
-	enum west_status st = WEST_OK;
 
-	for (size_t k = 0; k < sl->nz && !st; k++) {
-		const float *from = sa + (size_t)sc * sl->ncol + hx * (j0 - sjg + sl->ny * k);
-		float *to = da + (size_t)dc * dl->ncol + hx * (j0 - djg + dl->ny * k);
-		if (!(st = s->ops->download(ps->stage, from, n * sizeof *to, err, sizeof err)))
-			st = d->ops->upload(to, ps->stage, n * sizeof *to, err, sizeof err);
-	}
-	return moved(st, "moving rows", err);
+	return moved(s->ops->copy2d(da + (size_t)dc * dl->ncol + hx * (j0 - djg),
+				    hx * dl->ny * sizeof *da,
+				    sa + (size_t)sc * sl->ncol + hx * (j0 - sjg),
+				    hx * sl->ny * sizeof *sa, n * sizeof *sa, sl->nz, err, sizeof err),
+		     "moving rows", err);
 }
 
 enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
@@ -380,10 +381,8 @@ enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
 		struct west_part *lo = &ps->part[p], *up = &ps->part[p + 1];
 		const struct west_plevel *ll = &lo->wk.mg->lv[L], *ul = &up->wk.mg->lv[L];
 		size_t b = lo->b[L];
-		if (!(st = copy_rows(ps, lo, ll->e, ll, lo->jg[L], up, ul->e, ul, up->jg[L], c,
-				     b - 1, b)))
-			st = copy_rows(ps, up, ul->e, ul, up->jg[L], lo, ll->e, ll, lo->jg[L], c,
-				       b, b + 1);
+		if (!(st = copy_rows(lo, ll->e, ll, lo->jg[L], ul->e, ul, up->jg[L], c, b - 1, b)))
+			st = copy_rows(up, ul->e, ul, up->jg[L], ll->e, ll, lo->jg[L], c, b, b + 1);
 	}
 	return st;
 }
@@ -427,8 +426,8 @@ enum west_status west_parts_gather(struct west_parts *ps)
 	EACH(ps, q) {
 		const struct west_plevel *l = &q->mg.lv[ps->lp];
 		for (int c = 0; c < 2 && !st; c++)
-			st = copy_rows(ps, q, l->b, l, q->jg[ps->lp], t, tl->b, tl, 0, c,
-				       q->a[ps->lp], q->b[ps->lp]);
+			st = copy_rows(q, l->b, l, q->jg[ps->lp], tl->b, tl, 0, c, q->a[ps->lp],
+				       q->b[ps->lp]);
 	}
 	return st;
 }
@@ -442,7 +441,7 @@ enum west_status west_parts_scatter(struct west_parts *ps)
 		const struct west_plevel *l = &q->mg.lv[ps->lp];
 		size_t j0 = q->a[ps->lp] - (q > ps->part), j1 = q->b[ps->lp] + (q < ps->part + ps->n - 1);
 		for (int c = 0; c < 2 && !st; c++)
-			st = copy_rows(ps, t, tl->e, tl, 0, q, l->e, l, q->jg[ps->lp], c, j0, j1);
+			st = copy_rows(t, tl->e, tl, 0, l->e, l, q->jg[ps->lp], c, j0, j1);
 	}
 	return st;
 }

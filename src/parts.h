@@ -23,8 +23,10 @@
  *
  * The driver (model.c, solvers.c) runs over a set: one partition (the
  * one-device solve, west_model_solve) or several (west_model_solve_parts).
- * Between partitions of one process the data moves through the kernel
- * tables' download and upload, staged in host memory.
+ * The partitions of a set compute on one backend, in one memory (the
+ * CPU's, or one GPU's): their rows move by the table's strided copies
+ * (copy2d), queued like kernels; the velocity form's shared faces are
+ * merged in host memory.
  */
 #ifndef WEST_PARTS_H
 #define WEST_PARTS_H
@@ -67,8 +69,7 @@ struct west_parts {
 	struct west_part part[WEST_MAX_PARTS];
 	const struct west_grid *g;  /* the whole grid */
 	double eta;                 /* the hierarchy's, or NaN when none */
-	float *stage;               /* host staging for the exchanges */
-	size_t nstage;              /* floats */
+	float *stage;               /* host: two face rows (west_parts_merge_v) */
 	double *sums;               /* per-row sums, g->ny */
 };
 
@@ -78,8 +79,8 @@ struct west_parts_opts {
 };
 
 /*
- * Cut g into n partitions, partition p computing with ops[p] (each table's
- * memory its own), with the multigrid hierarchy for eta when mg is set
+ * Cut g into n partitions, partition p computing with ops[p] (tables of
+ * one backend: another is refused), with the multigrid hierarchy for eta when mg is set
  * (the potential solvers), by po (NULL: WEST_PARTS_MIN_ROWS and _CELLS).
  * Fails, saying why, when the grid has too few rows for n slabs.
  */
