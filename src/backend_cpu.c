@@ -230,8 +230,8 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 		o.eta = west_model_eta(opts, obs);
 		west_model_stations(g, obs, o.land_use, st, stab);
 		rc = o.partitions > 1 ?
-		     west_parts_solve(&s->parts, g, s->ops, obs, &o, st, stab, f, progress, ctx,
-				      err, errlen) :
+		     west_parts_solve(&s->parts, g, s->ops, obs, &o, st, stab, f, f->u, f->v, f->w,
+				      f->stability, progress, ctx, err, errlen) :
 		     run_one(s, obs, &o, st, stab, f, progress, ctx, err, errlen);
 		f->valid_time = obs->valid_time;
 		memcpy(f->power_exponent, west_power_exponents(o.land_use),

@@ -640,7 +640,8 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
 }
 
 /* The solve in o->partitions slabs of the grid on this GPU (parts.h), the
- * slabs exchanging their rows through host memory. */
+ * slabs exchanging their rows by device copies; the field is brought
+ * together in the one-device arrays and comes down as theirs does. */
 static enum west_status run_parts(struct cuda_state *s, const struct west_obs_set *obs,
 				  const struct west_solve_opts *opts, struct west_field *f,
 				  west_progress_fn progress, void *ctx, double t0, char *err,
@@ -658,7 +659,10 @@ static enum west_status run_parts(struct cuda_state *s, const struct west_obs_se
 		o.eta = west_model_eta(opts, obs);
 		west_model_stations(g, obs, o.land_use, st, stab);
 		rc = west_parts_solve(&s->parts, g, &west_kernels_cuda, obs, &o, st, stab, f,
-				      progress, ctx, err, errlen);
+				      s->d.u, s->d.v, s->d.w, s->d.cls, progress, ctx, err,
+				      errlen);
+		if (!rc)
+			rc = download_field(s, f, err, errlen);
 	}
 	free(st);
 	free(stab);

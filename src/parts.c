@@ -309,36 +309,28 @@ enum west_status west_parts_stations(struct west_parts *ps, size_t ns,
 	return WEST_OK;
 }
 
-/* n floats of each of `planes` planes (plane strides sp, dp; offsets so,
- * do) from partition q's array src into host dst. */
-static enum west_status down_planes(const struct west_part *q, float *dst, const float *src,
-				    size_t planes, size_t n, size_t dp, size_t sp,
-				    char *err, size_t errlen)
+enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, float *w,
+				  unsigned char *cls, char *err, size_t errlen)
 {
-	enum west_status st = WEST_OK;
-	for (size_t k = 0; k < planes && !st; k++)
-		st = q->ops->download(dst + k * dp, src + k * sp, n * sizeof *dst, err, errlen);
-	return st;
-}
-
-enum west_status west_parts_field(struct west_parts *ps, struct west_field *f,
-				  char *err, size_t errlen)
-{
-	size_t nx = f->nx, ny = f->ny, nz = f->nz;
-	enum west_status st = WEST_OK;
+	const struct west_grid *g = ps->g;
+	size_t nx = g->nx, ny = g->ny, nz = g->nz, fl = sizeof(float);
+	const struct west_kernel_ops *k = ps->part[0].ops;
+	enum west_status st;
 
 	EACH(ps, q) {
 		size_t a = q->a[0], m = q->b[0] - a, o = a - q->jg[0], nyl = q->wk.kg.ny;
 		size_t my = m + (q == ps->part + ps->n - 1);   /* the last takes the top faces */
-		if ((st = down_planes(q, f->u + (nx + 1) * a, q->wk.u + (nx + 1) * o, nz,
-				      (nx + 1) * m, (nx + 1) * ny, (nx + 1) * nyl, err, errlen)) ||
-		    (st = down_planes(q, f->v + nx * a, q->wk.v + nx * o, nz, nx * my,
-				      nx * (ny + 1), nx * (nyl + 1), err, errlen)) ||
-		    (st = down_planes(q, f->w + nx * a, q->wk.w + nx * o, nz + 1, nx * m, nx * ny,
-				      nx * nyl, err, errlen)))
+		if ((st = k->copy2d(u + (nx + 1) * a, (nx + 1) * ny * fl, q->wk.u + (nx + 1) * o,
+				    (nx + 1) * nyl * fl, (nx + 1) * m * fl, nz, err, errlen)) ||
+		    (st = k->copy2d(v + nx * a, nx * (ny + 1) * fl, q->wk.v + nx * o,
+				    nx * (nyl + 1) * fl, nx * my * fl, nz, err, errlen)) ||
+		    (st = k->copy2d(w + nx * a, nx * ny * fl, q->wk.w + nx * o, nx * nyl * fl,
+				    nx * m * fl, nz + 1, err, errlen)))
 			return st;
 	}
-	return ps->part[0].ops->download(f->stability, ps->part[0].wk.cls, nx * ny, err, errlen);
+	if ((st = k->copy2d(cls, nx * ny, ps->part[0].wk.cls, nx * ny, nx * ny, 1, err, errlen)))
+		return st;
+	return k->sync ? k->sync() : WEST_OK;
 }
 
 /* ------------------------------------------------------- exchanges */
@@ -488,7 +480,8 @@ enum west_status west_parts_solve(struct west_parts **set, const struct west_gri
 				  const struct west_kernel_ops *ops,
 				  const struct west_obs_set *obs, const struct west_solve_opts *o,
 				  const struct west_kstation *st, const float *stab,
-				  struct west_field *f, west_progress_fn progress, void *ctx,
+				  struct west_field *f, float *u, float *v, float *w,
+				  unsigned char *cls, west_progress_fn progress, void *ctx,
 				  char *err, size_t errlen)
 {
 	enum west_status rc;
@@ -498,5 +491,5 @@ enum west_status west_parts_solve(struct west_parts **set, const struct west_gri
 	    (rc = west_model_solve_parts(*set, g, o, west_obs_max_speed(obs), &f->report,
 					 progress, ctx, err, errlen)))
 		return rc;
-	return west_parts_field(*set, f, err, errlen);
+	return west_parts_field(*set, u, v, w, cls, err, errlen);
 }

@@ -103,21 +103,25 @@ enum west_status west_parts_stations(struct west_parts *ps, size_t ns,
 				     const struct west_kstation *st, const float *stab,
 				     const float *pexp, char *err, size_t errlen);
 
-/* The partitions' own rows of the field (faces, classes) into f. */
-enum west_status west_parts_field(struct west_parts *ps, struct west_field *f,
-				  char *err, size_t errlen);
+/* The partitions' own rows of the field into the whole grid's faces u,
+ * v, w and classes cls, arrays in the partitions' memory (copy2d;
+ * complete on return). */
+enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, float *w,
+				  unsigned char *cls, char *err, size_t errlen);
 
 /*
  * A backend's solve in o->partitions slabs, each on ops: *set is built
  * (and logged) when there is none or it was cut for another count or, with
  * a hierarchy, another eta, and kept for the next solve; st and stab are
- * the stations (west_model_stations), f gets the field.
+ * the stations (west_model_stations), f gets the report, and u, v, w, cls
+ * (whole-grid arrays in ops' memory: f's own on the CPU) the field.
  */
 enum west_status west_parts_solve(struct west_parts **set, const struct west_grid *g,
 				  const struct west_kernel_ops *ops,
 				  const struct west_obs_set *obs, const struct west_solve_opts *o,
 				  const struct west_kstation *st, const float *stab,
-				  struct west_field *f, west_progress_fn progress, void *ctx,
+				  struct west_field *f, float *u, float *v, float *w,
+				  unsigned char *cls, west_progress_fn progress, void *ctx,
 				  char *err, size_t errlen);
 /* Free *set (built by west_parts_solve) and make it NULL. */
 void west_parts_drop(struct west_parts **set);

@@ -63,7 +63,8 @@ static void solve_parts(const struct west_grid *g, const struct west_obs_set *ob
 					 err, sizeof err), WEST_OK, "%s", err);
 	cr_assert_eq(west_model_solve_parts(&ps, g, o, west_obs_max_speed(obs), &f->report,
 					    NULL, NULL, err, sizeof err), WEST_OK, "%s", err);
-	cr_assert_eq(west_parts_field(&ps, f, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_parts_field(&ps, f->u, f->v, f->w, f->stability, err, sizeof err),
+		     WEST_OK, "%s", err);
 	*lp = ps.lp;
 	west_parts_free(&ps);
 }

@@ -23,7 +23,8 @@
  *
  * The set-up is west-bench.c's: the valley-and-ridge terrain of
  * bench_terrain.h on 8 km x 8 km, 20 levels of 20 m, R1 100x100 (80 m),
- * R4 200x200, R16 400x400 (20 m), R64 800x800 (10 m); the six stations of
+ * R4 200x200, R16 400x400 (20 m), R64 800x800 (10 m), R841 2900x2900 (2.76 m,
+ * 168 M cells: issue 14's "about 170M"); the six stations of
  * bench_terrain.h; eta 1, check_interval 20 for the sor solvers; the
  * terrain's faces by --faces (cut cells, staircase, or both one after the
  * other on each grid, for the cost of cut cells measured in one run).
@@ -65,7 +66,7 @@ struct opts {
 static size_t grid_nx(const char *name)
 {
 	static const struct { const char *name; size_t nx; } g[] = {
-		{ "R1", 100 }, { "R4", 200 }, { "R16", 400 }, { "R64", 800 },
+		{ "R1", 100 }, { "R4", 200 }, { "R16", 400 }, { "R64", 800 }, { "R841", 2900 },
 	};
 	for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
 		if (!strcmp(name, g[i].name))
@@ -428,7 +429,7 @@ int main(int argc, char **argv)
 	for (char *gname = strtok_r(list, ",", &save); gname && n < 8;
 	     gname = strtok_r(NULL, ",", &save)) {
 		if (!grid_nx(gname))
-			die(gname, "unknown grid (R1, R4, R16, R64)");
+			die(gname, "unknown grid (R1, R4, R16, R64, R841)");
 		for (int f = 0; f < 2 && n < 8; f++) {
 			int faces = both ? f : !strcmp(o.faces, "cut") ? WEST_FACES_CUT
 								     : WEST_FACES_STAIRCASE;
