@@ -13,13 +13,16 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # dependencies, mostly python3-lxml; libgdal-dev: terrain through GDAL in
 # the cpu and asan builds, and gdal-bin's gdal_translate and gdalwarp for
 # tests/west_cli.sh, gdalinfo and gdallocationinfo for
-# tests/geotiff_gdal.sh: westd writes its own GeoTIFFs without GDAL).
+# tests/geotiff_gdal.sh: westd writes its own GeoTIFFs without GDAL;
+# openmpi-bin and libopenmpi-dev: partitions as MPI ranks in the cpu build,
+# tests/test_mpi under mpirun).
 # Not here: prometheus, whose promtool checks /metrics where installed
 # (the test skips without it): the package is the whole Prometheus server
 # (96 MB) with a service of its own, too much to install for one check.
 west_pkgs="gcc libc6-dev make autoconf automake pkgconf libmicrohttpd-dev libjansson-dev
 libnetcdf-dev netcdf-bin libcriterion-dev libcurl4-gnutls-dev curl python3-netcdf4
-chromium chromium-driver python3-selenium python3-owslib libgdal-dev gdal-bin"
+chromium chromium-driver python3-selenium python3-owslib libgdal-dev gdal-bin
+openmpi-bin libopenmpi-dev"
 
 say() { printf '%s\n' "$*"; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }

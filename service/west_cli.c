@@ -31,6 +31,7 @@
 
 #include "log.h"
 #include "obs.h"
+#include "ranks.h"
 #include "west_cli.h"
 
 static void usage(FILE *f)
@@ -300,6 +301,8 @@ int west_cli_setup_backend(const struct west_config *c, const struct west_grid *
 	enum west_status st;
 
 	st = west_backend_choice_of(c, &choice, err, sizeof err);
+	if (!st && west_ranks_count() > 1 && choice == WEST_BACKEND_AUTO)
+		choice = WEST_BACKEND_CPU;   /* MPI ranks compute on their CPUs */
 	if (!st)
 		st = west_backend_select(choice, &s->be, s->note, sizeof s->note, err,
 					 sizeof err);
@@ -396,16 +399,21 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .height = 10.0 };
 	struct west_config *c = malloc(sizeof *c);
-	int rc;
+	int ranks = west_ranks_start(&argc, &argv), rc;
 
 	west_log_init("west");
 	if (!c)
 		return EXIT_RUNTIME;
 	rc = parse_args(argc, argv, &o);
-	if (!rc && strcmp(o.command, "info") == 0)
+	if (!rc && strcmp(o.command, "run") && west_ranks_me() > 0)
+		rc = EXIT_OK;   /* under mpirun, only west run takes every rank */
+	else if (!rc && strcmp(o.command, "info") == 0)
 		rc = west_cli_info(&o);
 	else if (!rc && !(rc = load_config(&o, c)))
 		rc = strcmp(o.command, "run") == 0 ? west_cli_run(&o, c) : cmd_grid(&o, c);
+	if (ranks > 1 && rc && strcmp(o.command ? o.command : "", "run") == 0)
+		west_ranks_abort(rc);   /* the other ranks may wait for this one */
+	west_ranks_stop();
 	for (int i = 0; i < o.nsets; i++)
 		if (strcmp(o.origins[i], "--set") != 0)
 			free((char *)o.sets[i]);

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "model.h"
 #include "obs.h"
+#include "ranks.h"
 #include "snapshot.h"
 #include "west_cli.h"
 
@@ -76,10 +77,16 @@ static int load_inputs(struct run_ctx *x)
 		oo.pick = WEST_OBS_PICK_NEAREST;
 		oo.time = x->o->time, oo.window = x->o->window;
 	}
-	if (west_obs_load(x->o->obs, &oo, &x->obs, err, sizeof err)) {
+	/* under mpirun rank 0 reads the observations and shares them */
+	int ok = west_ranks_me() > 0 || !west_obs_load(x->o->obs, &oo, &x->obs, err, sizeof err);
+	if (!ok)
 		west_log(WEST_LOG_ERR, "%s", err);
-		return EXIT_INPUT;
+	if (west_ranks_share_obs(&x->obs, &ok, err, sizeof err)) {
+		west_log(WEST_LOG_ERR, "%s", err);
+		return EXIT_RUNTIME;
 	}
+	if (!ok)
+		return EXIT_INPUT;
 	west_obs_times_describe(&x->obs.times, times, sizeof times);
 	west_log(WEST_LOG_NOTICE, "%s: %s", x->o->obs, times);
 	return EXIT_OK;
@@ -112,11 +119,14 @@ static int solve_and_write(struct run_ctx *x)
 	int show = x->o->progress || isatty(STDERR_FILENO);
 
 	west_solve_opts_from_config(&so, x->c);
+	if (west_ranks_count() > 1)   /* one slab per MPI rank (ranks.h) */
+		so.partitions = west_ranks_count();
 	if (west_field_init(&x->field, &x->grid, err, sizeof err) ||
 	    x->be.be->run(x->be.state, &x->obs, &so, &x->field, show ? progress : NULL,
 			  NULL, err, sizeof err) ||
-	    west_snapshot_write(x->o->out, &x->grid, &x->field, &x->obs, err, sizeof err) ||
-	    (x->o->geotiff && write_geotiff(x, err, sizeof err))) {
+	    (west_ranks_me() == 0 &&
+	     (west_snapshot_write(x->o->out, &x->grid, &x->field, &x->obs, err, sizeof err) ||
+	      (x->o->geotiff && write_geotiff(x, err, sizeof err))))) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_RUNTIME;
 	}
@@ -199,7 +209,7 @@ int west_cli_run(const struct opts *o, const struct west_config *c)
 		rc = west_cli_setup_backend(c, &x->grid, &x->be);
 	if (!rc)
 		rc = solve_and_write(x);
-	if (!rc)
+	if (!rc && west_ranks_me() == 0)
 		o->json ? print_run_json(x, terrain) : print_run_table(x, terrain);
 	if (x->be.state)
 		x->be.be->free(x->be.state);

@@ -158,9 +158,9 @@ static void step_report(struct run *x, int step, double seconds)
 static enum west_status step_done(struct run *x, int step)
 {
 	enum west_status st = WEST_OK;
-	for (int p = 0; p < x->ps->n && !st; p++)
-		if (x->ps->part[p].ops->sync)
-			st = x->ps->part[p].ops->sync();
+	WEST_EACH_PART(x->ps, p)
+		if (p->ops->sync && (st = p->ops->sync()))
+			break;
 	double t = now_seconds();
 	if (st)
 		return st;
@@ -192,11 +192,12 @@ static void report_init(struct west_report *r, const struct west_grid *g,
 
 /* One kernel call on every partition (k its table, wk its work, p it). */
 #define EACH_PART(x, st, call) \
-	for (struct west_part *p = (x)->ps->part; !(st) && p < (x)->ps->part + (x)->ps->n; p++) { \
+	WEST_EACH_PART((x)->ps, p) { \
 		const struct west_kernel_ops *k = p->ops; \
 		struct west_work *wk = &p->wk; \
 		(void)k, (void)wk; \
-		st = (call); \
+		if ((st = (call))) \
+			break; \
 	}
 
 /* The steps in model order; 4 and 7 were done with the terrain.  Steps 1
@@ -204,7 +205,7 @@ static void report_init(struct west_report *r, const struct west_grid *g,
  * in any slab). */
 static enum west_status steps(struct run *x, const struct west_solve_opts *o)
 {
-	const struct west_work *w0 = &x->ps->part[0].wk;
+	const struct west_work *w0 = &west_parts_mine(x->ps)->wk;
 	enum west_status st = WEST_OK;
 
 	EACH_PART(x, st, k->stability(&p->cols, wk->ns, wk->st, wk->stab, wk->cls));
@@ -239,7 +240,7 @@ enum west_status west_model_solve_parts(struct west_parts *ps, const struct west
 					void *ctx, char *err, size_t errlen)
 {
 	struct run x = { ps, r, progress, ctx, now_seconds(), -1.0, 0 };
-	const struct west_work *wk = &ps->part[0].wk;
+	const struct west_work *wk = &west_parts_mine(ps)->wk;
 	double t_start = x.t0;
 	enum west_status st;
 

@@ -11,8 +11,132 @@
 #include <string.h>
 
 #include "log.h"
+#include "ranks.h"
 
-#define EACH(ps, p) for (struct west_part *p = (ps)->part; p < (ps)->part + (ps)->n; p++)
+#ifdef WEST_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#define EACH(ps, p) WEST_EACH_PART(ps, p)
+
+static int mine(const struct west_parts *ps, const struct west_part *q)
+{
+	return q->rank == ps->me;
+}
+
+/* ------------------------------------------------------ MPI messages */
+
+/*
+ * Between ranks (CPU partitions: host memory), `count` runs of n floats,
+ * `pitch` floats apart, go straight from and into the arrays as one
+ * message (an MPI vector type).  Messages between two ranks arrive in the
+ * order they were sent, and every rank takes the same steps, so one tag
+ * does.
+ */
+#ifdef WEST_HAVE_MPI
+static MPI_Datatype runs(size_t count, size_t n, size_t pitch)
+{
+	MPI_Datatype t;
+	MPI_Type_vector((int)count, (int)n, (int)pitch, MPI_FLOAT, &t);
+	MPI_Type_commit(&t);
+	return t;
+}
+
+static enum west_status mpi_done(int rc, const char *what)
+{
+	if (rc == MPI_SUCCESS)
+		return WEST_OK;
+	west_log(WEST_LOG_ERR, "partitions: MPI %s failed (%d)", what, rc);
+	return WEST_ERR_IO;
+}
+
+static enum west_status send_runs(const float *p, size_t count, size_t n, size_t pitch,
+				  int to)
+{
+	MPI_Datatype t = runs(count, n, pitch);
+	int rc = MPI_Send(p, 1, t, to, 0, MPI_COMM_WORLD);
+	MPI_Type_free(&t);
+	return mpi_done(rc, "send");
+}
+
+static enum west_status recv_runs(float *p, size_t count, size_t n, size_t pitch, int from)
+{
+	MPI_Datatype t = runs(count, n, pitch);
+	int rc = MPI_Recv(p, 1, t, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Type_free(&t);
+	return mpi_done(rc, "receive");
+}
+
+/* Runs from sp to rank `with`, and as many from it into rp, at once. */
+static enum west_status swap_runs(const float *sp, size_t spitch, float *rp, size_t rpitch,
+				  size_t count, size_t n, int with)
+{
+	MPI_Datatype ts = runs(count, n, spitch), tr = runs(count, n, rpitch);
+	int rc = MPI_Sendrecv(sp, 1, ts, with, 0, rp, 1, tr, with, 0, MPI_COMM_WORLD,
+			      MPI_STATUS_IGNORE);
+	MPI_Type_free(&ts);
+	MPI_Type_free(&tr);
+	return mpi_done(rc, "exchange");
+}
+#else
+static enum west_status no_mpi(void)
+{
+	west_log(WEST_LOG_ERR, "partitions: a partition of another rank, in a build without MPI");
+	return WEST_ERR_UNSUPPORTED;
+}
+#endif
+
+/* The start of rows [j0, ...) of colour c of per-colour array a of level l
+ * (local row 0 = row jg): the first of l->nz runs, hx * l->ny apart. */
+static float *row_at(const float *a, const struct west_plevel *l, size_t jg, int c, size_t j0)
+{
+	return (float *)a + (size_t)(c ^ (int)(jg & 1)) * l->ncol + l->hx * (j0 - jg);
+}
+
+/*
+ * Rows [j0, j1) of colour c of the per-colour array sa of level sl (local
+ * row 0 = row sjg) of partition s into da of level dl (row djg) of
+ * partition d, every k: a strided copy when this process holds both, a
+ * message when it holds one (sa or da is then NULL: the other rank's),
+ * nothing when it holds neither.
+ */
+static enum west_status move_rows(const struct west_parts *ps, const struct west_part *s,
+				  const float *sa, const struct west_plevel *sl, size_t sjg,
+				  const struct west_part *d, float *da,
+				  const struct west_plevel *dl, size_t djg, int c, size_t j0,
+				  size_t j1)
+{
+	char err[WEST_ERRLEN];
+	enum west_status st;
+
+	if (mine(ps, s) && mine(ps, d)) {
+		size_t hx = sl->hx, n = (j1 - j0) * hx;
+		st = s->ops->copy2d(row_at(da, dl, djg, c, j0), hx * dl->ny * sizeof *da,
+				    row_at(sa, sl, sjg, c, j0), hx * sl->ny * sizeof *sa,
+				    n * sizeof *sa, sl->nz, err, sizeof err);
+		if (st)
+			west_log(WEST_LOG_ERR, "partitions: moving rows: %s", err);
+		return st;
+	}
+#ifdef WEST_HAVE_MPI
+	if (mine(ps, s))
+		return send_runs(row_at(sa, sl, sjg, c, j0), sl->nz, (j1 - j0) * sl->hx,
+				 sl->hx * sl->ny, d->rank);
+	if (mine(ps, d))
+		return recv_runs(row_at(da, dl, djg, c, j0), dl->nz, (j1 - j0) * dl->hx,
+				 dl->hx * dl->ny, s->rank);
+	return WEST_OK;
+#else
+	return no_mpi();
+#endif
+}
+
+/* Level L of partition q (NULL when another rank holds it). */
+static const struct west_plevel *lev(const struct west_parts *ps, const struct west_part *q,
+				     int L)
+{
+	return mine(ps, q) ? &q->wk.mg->lv[L] : NULL;
+}
 
 /* ---------------------------------------------------------- the cut */
 
@@ -157,29 +281,30 @@ static enum west_status build_mg(struct west_parts *ps, struct west_part *q,
 	return WEST_OK;
 }
 
-static enum west_status copy_rows(const struct west_part *s, const float *sa,
-				  const struct west_plevel *sl, size_t sjg, float *da,
-				  const struct west_plevel *dl, size_t djg, int c, size_t j0,
-				  size_t j1);
-
-/* The tail's first conductances: level lp's six per cell, from the
- * partitions' own rows. */
+/*
+ * Level lp's six conductances per cell of every partition's own rows into
+ * the tail's first level l (on the rank of partition 0: l not NULL) or,
+ * from the other ranks, sent there.  The tail's build calls it as its
+ * `first` (ctx: ps); the other ranks call it with l NULL.
+ */
 static enum west_status tail_first(void *ctx, const struct west_plevel *l, char *err,
 				   size_t errlen)
 {
 	struct west_parts *ps = ctx;
+	const struct west_part *t = &ps->part[0];
 	enum west_status st = WEST_OK;
-	EACH(ps, q) {
-		const struct west_plevel *ql = &q->mg.lv[ps->lp];
+
+	for (struct west_part *q = ps->part; q < ps->part + ps->n && !st; q++) {
+		const struct west_plevel *ql = lev(ps, q, ps->lp);
 		for (int f = 0; f < 6 && !st; f++)
 			for (int c = 0; c < 2 && !st; c++)
-				st = copy_rows(q, ql->g + f * 2 * ql->ncol, ql, q->jg[ps->lp],
-					       (float *)l->g + f * 2 * l->ncol, l, 0, c,
+				st = move_rows(ps, q, ql ? ql->g + f * 2 * ql->ncol : NULL, ql,
+					       q->jg[ps->lp], t,
+					       l ? (float *)l->g + f * 2 * l->ncol : NULL, l, 0, c,
 					       q->a[ps->lp], q->b[ps->lp]);
-		if (st)
-			return west_fail(err, errlen, st, "partitions: gathering level %d failed",
-					 ps->lp);
 	}
+	if (st)
+		return west_fail(err, errlen, st, "partitions: gathering level %d failed", ps->lp);
 	return WEST_OK;
 }
 
@@ -219,6 +344,19 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	if (n < 2 || n > WEST_MAX_PARTS)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "partitions: %d partitions (2 to %d)", n, WEST_MAX_PARTS);
+	if (west_ranks_count() > 1) {   /* one partition per rank */
+		if (n != west_ranks_count())
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "partitions: %d slabs over %d MPI ranks (one each)", n,
+					 west_ranks_count());
+		if (strcmp(ops[0]->backend, "cpu"))
+			return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+					 "partitions: MPI ranks on %s are not built yet (cpu)",
+					 ops[0]->backend);
+		ps->me = west_ranks_me();
+		for (int p = 0; p < n; p++)
+			ps->part[p].rank = p;
+	}
 	for (int p = 1; p < n; p++)
 		if (strcmp(ops[p]->backend, ops[0]->backend))
 			return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
@@ -232,7 +370,7 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 		ps->part[p].ops = ops[p];
 		rows(ps, &plan, p);
 	}
-	if (!(ps->stage = malloc(2 * g->nx * sizeof *ps->stage)) ||
+	if (!(ps->stage = malloc(2 * g->nx * g->nz * sizeof *ps->stage)) ||
 	    !(ps->sums = malloc(g->ny * sizeof *ps->sums))) {
 		west_parts_free(ps);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
@@ -242,7 +380,8 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 		    (mg && (st = build_mg(ps, q, &plan, err, errlen))))
 			break;
 	if (!st && mg)
-		st = build_tail(ps, err, errlen);
+		st = mine(ps, &ps->part[0]) ? build_tail(ps, err, errlen) :
+					       tail_first(ps, NULL, err, errlen);
 	if (st)
 		west_parts_free(ps);
 	return st;
@@ -309,61 +448,99 @@ enum west_status west_parts_stations(struct west_parts *ps, size_t ns,
 	return WEST_OK;
 }
 
+/*
+ * n floats of each of `planes` planes (pitches sp, dp) of partition q's
+ * array src into the whole grid's array dst: a strided copy when this
+ * process holds q and the whole field (rank 0), else a message from q's
+ * rank to rank 0.
+ */
+static enum west_status gather_planes(const struct west_parts *ps, const struct west_part *q,
+				      float *dst, size_t dp, const float *src, size_t sp,
+				      size_t planes, size_t n, char *err, size_t errlen)
+{
+	int root = mine(ps, &ps->part[0]);
+	if (mine(ps, q) && root)
+		return q->ops->copy2d(dst, dp * sizeof *dst, src, sp * sizeof *src,
+				      n * sizeof *src, planes, err, errlen);
+#ifdef WEST_HAVE_MPI
+	if (mine(ps, q))
+		return send_runs(src, planes, n, sp, ps->part[0].rank);
+	if (root)
+		return recv_runs(dst, planes, n, dp, q->rank);
+	return WEST_OK;
+#else
+	return no_mpi();
+#endif
+}
+
 enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, float *w,
 				  unsigned char *cls, char *err, size_t errlen)
 {
 	const struct west_grid *g = ps->g;
-	size_t nx = g->nx, ny = g->ny, nz = g->nz, fl = sizeof(float);
-	const struct west_kernel_ops *k = ps->part[0].ops;
+	size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	const struct west_part *p0 = &ps->part[0];
 	enum west_status st;
 
-	EACH(ps, q) {
-		size_t a = q->a[0], m = q->b[0] - a, o = a - q->jg[0], nyl = q->wk.kg.ny;
+	for (struct west_part *q = ps->part; q < ps->part + ps->n; q++) {
+		size_t a = q->a[0], m = q->b[0] - a, o = a - q->jg[0], nyl = q->b[0] - q->jg[0] +
+			   (q < ps->part + ps->n - 1);
 		size_t my = m + (q == ps->part + ps->n - 1);   /* the last takes the top faces */
-		if ((st = k->copy2d(u + (nx + 1) * a, (nx + 1) * ny * fl, q->wk.u + (nx + 1) * o,
-				    (nx + 1) * nyl * fl, (nx + 1) * m * fl, nz, err, errlen)) ||
-		    (st = k->copy2d(v + nx * a, nx * (ny + 1) * fl, q->wk.v + nx * o,
-				    nx * (nyl + 1) * fl, nx * my * fl, nz, err, errlen)) ||
-		    (st = k->copy2d(w + nx * a, nx * ny * fl, q->wk.w + nx * o, nx * nyl * fl,
-				    nx * m * fl, nz + 1, err, errlen)))
+		int held = mine(ps, q);
+		if ((st = gather_planes(ps, q, u + (nx + 1) * a, (nx + 1) * ny,
+					held ? q->wk.u + (nx + 1) * o : NULL, (nx + 1) * nyl, nz,
+					(nx + 1) * m, err, errlen)) ||
+		    (st = gather_planes(ps, q, v + nx * a, nx * (ny + 1),
+					held ? q->wk.v + nx * o : NULL, nx * (nyl + 1), nz, nx * my,
+					err, errlen)) ||
+		    (st = gather_planes(ps, q, w + nx * a, nx * ny, held ? q->wk.w + nx * o : NULL,
+					nx * nyl, nz + 1, nx * m, err, errlen)))
 			return st;
 	}
-	if ((st = k->copy2d(cls, nx * ny, ps->part[0].wk.cls, nx * ny, nx * ny, 1, err, errlen)))
+	if (!mine(ps, p0))
+		return WEST_OK;
+	if ((st = p0->ops->copy2d(cls, nx * ny, p0->wk.cls, nx * ny, nx * ny, 1, err, errlen)))
 		return st;
-	return k->sync ? k->sync() : WEST_OK;
+	return p0->ops->sync ? p0->ops->sync() : WEST_OK;
 }
 
 /* ------------------------------------------------------- exchanges */
 
-static enum west_status moved(enum west_status st, const char *what, const char *err)
+struct west_part *west_parts_mine(struct west_parts *ps)
 {
-	if (st)
-		west_log(WEST_LOG_ERR, "partitions: %s: %s", what, err);
-	return st;
+	EACH(ps, q)
+		return q;
+	return NULL;
 }
 
-/*
- * Rows [j0, j1) (the whole level's numbering) of colour c of the
- * per-colour array sa of level sl (local row 0 = row sjg) of partition s
- * into da of level dl (row djg) of partition d, every k: one strided copy
- * in the partitions' memory (all of one backend: west_parts_build).  A
- * colour's slots are (i + local j + k) & 1, so the global colour c is
- * c ^ (jg & 1) in each.
- */
-static enum west_status copy_rows(const struct west_part *s, const float *sa,
-				  const struct west_plevel *sl, size_t sjg, float *da,
-				  const struct west_plevel *dl, size_t djg, int c, size_t j0,
-				  size_t j1)
+enum west_status west_parts_share_rows(struct west_parts *ps)
 {
-	size_t hx = sl->hx, n = (j1 - j0) * hx;
-	int sc = c ^ (int)(sjg & 1), dc = c ^ (int)(djg & 1);
-	char err[WEST_ERRLEN];
+#ifdef WEST_HAVE_MPI
+	int counts[WEST_MAX_PARTS], starts[WEST_MAX_PARTS];
+	if (west_ranks_count() < 2 || ps->n < 2)
+		return WEST_OK;
+	for (int p = 0; p < ps->n; p++)   /* partition p is rank p's */
+		counts[p] = (int)(ps->part[p].b[0] - ps->part[p].a[0]),
+		starts[p] = (int)ps->part[p].a[0];
+	return mpi_done(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, ps->sums, counts,
+				       starts, MPI_DOUBLE, MPI_COMM_WORLD), "row sums");
+#else
+	(void)ps;
+	return WEST_OK;
+#endif
+}
 
-	return moved(s->ops->copy2d(da + (size_t)dc * dl->ncol + hx * (j0 - djg),
-				    hx * dl->ny * sizeof *da,
-				    sa + (size_t)sc * sl->ncol + hx * (j0 - sjg),
-				    hx * sl->ny * sizeof *sa, n * sizeof *sa, sl->nz, err, sizeof err),
-		     "moving rows", err);
+enum west_status west_parts_share_norms(struct west_parts *ps,
+					double norms[WEST_MAX_PARTS][2])
+{
+#ifdef WEST_HAVE_MPI
+	if (west_ranks_count() < 2 || ps->n < 2)
+		return WEST_OK;
+	return mpi_done(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, norms, 2, MPI_DOUBLE,
+				      MPI_COMM_WORLD), "norms");
+#else
+	(void)ps, (void)norms;
+	return WEST_OK;
+#endif
 }
 
 enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
@@ -371,12 +548,33 @@ enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
 	enum west_status st = WEST_OK;
 	for (int p = 0; p + 1 < ps->n && !st; p++) {
 		struct west_part *lo = &ps->part[p], *up = &ps->part[p + 1];
-		const struct west_plevel *ll = &lo->wk.mg->lv[L], *ul = &up->wk.mg->lv[L];
+		const struct west_plevel *ll = lev(ps, lo, L), *ul = lev(ps, up, L);
 		size_t b = lo->b[L];
-		if (!(st = copy_rows(lo, ll->e, ll, lo->jg[L], ul->e, ul, up->jg[L], c, b - 1, b)))
-			st = copy_rows(up, ul->e, ul, up->jg[L], ll->e, ll, lo->jg[L], c, b, b + 1);
+		if (ll && ul) {   /* both here */
+			if (!(st = move_rows(ps, lo, ll->e, ll, lo->jg[L], up, ul->e, ul, up->jg[L],
+					     c, b - 1, b)))
+				st = move_rows(ps, up, ul->e, ul, up->jg[L], lo, ll->e, ll,
+					       lo->jg[L], c, b, b + 1);
+			continue;
+		}
+#ifdef WEST_HAVE_MPI
+		if (ll)   /* its top own row out, the row above in */
+			st = swap_runs(row_at(ll->e, ll, lo->jg[L], c, b - 1), ll->hx * ll->ny,
+				       row_at(ll->e, ll, lo->jg[L], c, b), ll->hx * ll->ny, ll->nz,
+				       ll->hx, up->rank);
+		else if (ul)
+			st = swap_runs(row_at(ul->e, ul, up->jg[L], c, b), ul->hx * ul->ny,
+				       row_at(ul->e, ul, up->jg[L], c, b - 1), ul->hx * ul->ny,
+				       ul->nz, ul->hx, lo->rank);
+#endif
 	}
 	return st;
+}
+
+/* Partition q's face row j (the whole grid's numbering) of v, plane k. */
+static float *face_row(const struct west_part *q, size_t nx, size_t j, size_t k)
+{
+	return q->wk.v + nx * (j - q->jg[0] + (q->wk.kg.ny + 1) * k);
 }
 
 enum west_status west_parts_merge_v(struct west_parts *ps, int c)
@@ -387,53 +585,79 @@ enum west_status west_parts_merge_v(struct west_parts *ps, int c)
 	if (ps->n < 2)
 		return WEST_OK;
 	size_t nx = ps->g->nx, nz = ps->g->nz;
-	float *lo_row = ps->stage, *up_row = ps->stage + nx;
 	for (int p = 0; p + 1 < ps->n && !st; p++) {
 		struct west_part *lo = &ps->part[p], *up = &ps->part[p + 1];
-		size_t b = lo->b[0], nlo = lo->wk.kg.ny + 1, nup = up->wk.kg.ny + 1;
-		for (size_t k = 0; k < nz && !st; k++) {
-			float *lv = lo->wk.v + nx * (b - lo->jg[0] + nlo * k);
-			float *uv = up->wk.v + nx * (b - up->jg[0] + nup * k);
-			if ((st = lo->ops->download(lo_row, lv, nx * sizeof *lv, err, sizeof err)) ||
-			    (st = up->ops->download(up_row, uv, nx * sizeof *uv, err, sizeof err)))
-				break;
-			/* the cell below the face, (i, b - 1, k), moved it when of colour c */
-			for (size_t i = 0; i < nx; i++)
-				if ((int)((i + b - 1 + k) & 1) == c)
-					up_row[i] = lo_row[i];
-				else
-					lo_row[i] = up_row[i];
-			if (!(st = lo->ops->upload(lv, lo_row, nx * sizeof *lv, err, sizeof err)))
-				st = up->ops->upload(uv, up_row, nx * sizeof *uv, err, sizeof err);
+		size_t b = lo->b[0];
+		/* the cell below the face, (i, b - 1, k), moved it when of colour c */
+		if (mine(ps, lo) && mine(ps, up)) {
+			float *lo_row = ps->stage, *up_row = ps->stage + nx;
+			for (size_t k = 0; k < nz && !st; k++) {
+				float *lv = face_row(lo, nx, b, k), *uv = face_row(up, nx, b, k);
+				if ((st = lo->ops->download(lo_row, lv, nx * sizeof *lv, err,
+							    sizeof err)) ||
+				    (st = up->ops->download(up_row, uv, nx * sizeof *uv, err,
+							    sizeof err)))
+					break;
+				for (size_t i = 0; i < nx; i++)
+					if ((int)((i + b - 1 + k) & 1) == c)
+						up_row[i] = lo_row[i];
+					else
+						lo_row[i] = up_row[i];
+				if (!(st = lo->ops->upload(lv, lo_row, nx * sizeof *lv, err,
+							   sizeof err)))
+					st = up->ops->upload(uv, up_row, nx * sizeof *uv, err,
+							     sizeof err);
+			}
+			if (st)
+				west_log(WEST_LOG_ERR, "partitions: merging shared faces: %s", err);
+			continue;
 		}
+#ifdef WEST_HAVE_MPI
+		struct west_part *q = mine(ps, lo) ? lo : mine(ps, up) ? up : NULL;
+		if (!q)
+			continue;
+		/* host memory (the CPU's): the other side's row into the stage,
+		 * then each face from the side whose cell moved it */
+		int keep_lower = q == lo;
+		if ((st = swap_runs(face_row(q, nx, b, 0), nx * (q->wk.kg.ny + 1), ps->stage, nx,
+				    nz, nx, keep_lower ? up->rank : lo->rank)))
+			break;
+		for (size_t k = 0; k < nz; k++) {
+			float *row = face_row(q, nx, b, k), *other = ps->stage + nx * k;
+			for (size_t i = 0; i < nx; i++)
+				if (((int)((i + b - 1 + k) & 1) == c) != keep_lower)
+					row[i] = other[i];
+		}
+#endif
 	}
-	return moved(st, "merging shared faces", err);
+	return st;
 }
 
 enum west_status west_parts_gather(struct west_parts *ps)
 {
-	struct west_part *t = &ps->tail->part[0];
-	const struct west_plevel *tl = &t->mg.lv[0];
+	struct west_part *t = ps->tail ? &ps->tail->part[0] : NULL;
+	const struct west_plevel *tl = t ? &t->mg.lv[0] : NULL;
 	enum west_status st = WEST_OK;
-	EACH(ps, q) {
-		const struct west_plevel *l = &q->mg.lv[ps->lp];
+	for (struct west_part *q = ps->part; q < ps->part + ps->n && !st; q++) {
+		const struct west_plevel *l = lev(ps, q, ps->lp);
 		for (int c = 0; c < 2 && !st; c++)
-			st = copy_rows(q, l->b, l, q->jg[ps->lp], tl->b, tl, 0, c, q->a[ps->lp],
-				       q->b[ps->lp]);
+			st = move_rows(ps, q, l ? l->b : NULL, l, q->jg[ps->lp], &ps->part[0],
+				       tl ? tl->b : NULL, tl, 0, c, q->a[ps->lp], q->b[ps->lp]);
 	}
 	return st;
 }
 
 enum west_status west_parts_scatter(struct west_parts *ps)
 {
-	struct west_part *t = &ps->tail->part[0];
-	const struct west_plevel *tl = &t->mg.lv[0];
+	struct west_part *t = ps->tail ? &ps->tail->part[0] : NULL;
+	const struct west_plevel *tl = t ? &t->mg.lv[0] : NULL;
 	enum west_status st = WEST_OK;
-	EACH(ps, q) {
-		const struct west_plevel *l = &q->mg.lv[ps->lp];
+	for (struct west_part *q = ps->part; q < ps->part + ps->n && !st; q++) {
+		const struct west_plevel *l = lev(ps, q, ps->lp);
 		size_t j0 = q->a[ps->lp] - (q > ps->part), j1 = q->b[ps->lp] + (q < ps->part + ps->n - 1);
 		for (int c = 0; c < 2 && !st; c++)
-			st = copy_rows(t, tl->e, tl, 0, l->e, l, q->jg[ps->lp], c, j0, j1);
+			st = move_rows(ps, &ps->part[0], tl ? tl->e : NULL, tl, 0, q,
+				       l ? l->e : NULL, l, q->jg[ps->lp], c, j0, j1);
 	}
 	return st;
 }

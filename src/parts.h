@@ -26,8 +26,18 @@
  * The partitions of a set compute on one backend, in one memory (the
  * CPU's, or one GPU's): their rows move by the table's strided copies
  * (copy2d), queued like kernels; the velocity form's shared faces are
- * merged in host memory.
+ * merged in host memory.  Under mpirun with N > 1 ranks (ranks.h) a set
+ * has N partitions, one per rank, on the CPU backend: a rank holds the
+ * arrays of its own partition only, rows move between ranks by MPI
+ * messages straight from and into the host arrays, the tail lives on rank
+ * 0, and every rank gets every partition's row sums and norms, so that
+ * all take the same decisions and rank 0 gets the same field.
  */
+
+/* Each partition of ps held by this process. */
+#define WEST_EACH_PART(ps, p) \
+	for (struct west_part *p = (ps)->part; p < (ps)->part + (ps)->n; p++) \
+		if (p->rank == (ps)->me)
 #ifndef WEST_PARTS_H
 #define WEST_PARTS_H
 
@@ -48,6 +58,7 @@
 
 struct west_part {
 	const struct west_kernel_ops *ops;
+	int rank;                   /* the MPI rank holding it (ranks.h; 0) */
 	struct west_work wk;        /* its arrays in ops memory; wk.kg its view */
 	struct west_kgrid cols;     /* steps 1 and 2: the whole grid's columns */
 	size_t a[WEST_MG_MAX_LEVELS], b[WEST_MG_MAX_LEVELS]; /* own rows by level */
@@ -69,7 +80,10 @@ struct west_parts {
 	struct west_part part[WEST_MAX_PARTS];
 	const struct west_grid *g;  /* the whole grid */
 	double eta;                 /* the hierarchy's, or NaN when none */
-	float *stage;               /* host: two face rows (west_parts_merge_v) */
+	float *stage;               /* host: face rows (west_parts_merge_v) */
+	int me;                     /* this process's rank: its partitions are
+				       those of this rank, the others are
+				       geometry only */
 	double *sums;               /* per-row sums, g->ny */
 };
 
@@ -127,6 +141,16 @@ enum west_status west_parts_solve(struct west_parts **set, const struct west_gri
 void west_parts_drop(struct west_parts **set);
 
 /* ---- the exchanges the solvers call (solvers.c); no-ops for one partition */
+
+/* The first partition this process holds. */
+struct west_part *west_parts_mine(struct west_parts *ps);
+/* ps->sums (one per row of the whole grid; each process filled its own
+ * partitions' rows) complete on every rank. */
+enum west_status west_parts_share_rows(struct west_parts *ps);
+/* norms[p] (max |D| and sum D^2 of partition p; each process filled its
+ * own) complete on every rank. */
+enum west_status west_parts_share_norms(struct west_parts *ps,
+					double norms[WEST_MAX_PARTS][2]);
 
 /* Level L's e of colour c on each halo row, from its owner. */
 enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c);

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#define EACH(ps, p) for (struct west_part *p = (ps)->part; p < (ps)->part + (ps)->n; p++)
+#define EACH(ps, p) WEST_EACH_PART(ps, p)
 
 /* Level L of partition p, and the colour its storage gives the whole
  * grid's colour c (a colour's slots are (i + local j + k) & 1). */
@@ -34,27 +34,34 @@ static void convergence(struct run *x, struct west_convergence *c, const double 
 		x->l2_start = sqrt(n[1]), c->rel_l2 = n[1] > 0 ? 1.0 : 0.0;
 }
 
-/* The partitions' norms (each over its own rows) into n: the largest
- * |D|, and the sums of D^2 added in partition order. */
-static void add_norms(double n[2], const double np[2], int first)
+/* The partitions' norms (each over its own rows; np[p]) into n, on every
+ * rank: the largest |D|, and the sums of D^2 added in partition order. */
+static enum west_status add_norms(struct west_parts *ps, double np[WEST_MAX_PARTS][2],
+				  double n[2])
 {
-	n[0] = first || np[0] > n[0] ? np[0] : n[0];
-	n[1] = first ? np[1] : n[1] + np[1];
+	enum west_status st = west_parts_share_norms(ps, np);
+	if (st)
+		return st;
+	n[0] = np[0][0], n[1] = np[0][1];
+	for (int p = 1; p < ps->n; p++)
+		n[0] = np[p][0] > n[0] ? np[p][0] : n[0], n[1] += np[p][1];
+	return WEST_OK;
 }
 
 /* Both convergence measures of the current field into c. */
 enum west_status west_measure(struct run *x, struct west_convergence *c)
 {
-	double n[2] = { 0.0, 0.0 }, np[2];
-	enum west_status st = WEST_OK;
+	double np[WEST_MAX_PARTS][2], n[2];
+	enum west_status st;
 	EACH(x->ps, p) {
 		struct west_work *wk = &p->wk;
-		if ((st = p->ops->norms(&wk->kg, wk->u, wk->v, wk->w, np)))
+		if ((st = p->ops->norms(&wk->kg, wk->u, wk->v, wk->w, np[p - x->ps->part])))
 			return st;
-		add_norms(n, np, p == x->ps->part);
 	}
+	if ((st = add_norms(x->ps, np, n)))
+		return st;
 	convergence(x, c, n);
-	return st;
+	return WEST_OK;
 }
 
 static int converged(const struct run *x, const struct west_convergence *c)
@@ -85,14 +92,16 @@ static enum west_status check(struct run *x)
 static enum west_status rhs_check(struct run *x, int first)
 {
 	struct west_convergence *c = first ? &x->r->start : &x->r->end;
-	double n[2] = { 0.0, 0.0 }, np[2];
+	double np[WEST_MAX_PARTS][2], n[2];
 	enum west_status st;
 	EACH(x->ps, p) {
 		struct west_work *wk = &p->wk;
-		if ((st = p->ops->pot_rhs(&wk->kg, level(p, 0), wk->u, wk->v, wk->w, np)))
+		if ((st = p->ops->pot_rhs(&wk->kg, level(p, 0), wk->u, wk->v, wk->w,
+					  np[p - x->ps->part])))
 			return st;
-		add_norms(n, np, p == x->ps->part);
 	}
+	if ((st = add_norms(x->ps, np, n)))
+		return st;
 	convergence(x, c, n);
 	if (first)
 		x->r->end = x->r->start;
@@ -124,6 +133,8 @@ static enum west_status dot(struct west_parts *ps, enum vec a, enum vec b, doubl
 	EACH(ps, p)
 		if ((st = p->ops->pot_dot(level(p, 0), vec(p, a), vec(p, b), ps->sums + p->a[0])))
 			return st;
+	if ((st = west_parts_share_rows(ps)))
+		return st;
 	for (size_t j = 0; j < ps->part[ps->n - 1].b[0]; j++)
 		sum += ps->sums[j];
 	*out = sum;
@@ -228,9 +239,9 @@ static enum west_status smooth(struct west_parts *ps, int L, int first)
 
 /*
  * e of level L = one V-cycle on A e = b from e = 0.  Level lp is the
- * last one: with a tail (several partitions) its rows are gathered into
- * the tail, which runs the rest of the cycle, and scattered back;
- * otherwise it is the coarsest level, solved in place.
+ * last one: with several partitions its rows are gathered into the tail,
+ * which runs the rest of the cycle, and scattered back; with one it is the
+ * coarsest level, solved in place.
  */
 static enum west_status vcycle(struct west_parts *ps, int L)
 {
@@ -238,9 +249,10 @@ static enum west_status vcycle(struct west_parts *ps, int L)
 
 	if (L == ps->lp) {
 		const struct west_part *p = ps->part;
-		if (!ps->tail)
+		if (ps->n == 1)
 			return p->ops->pot_coarse(level(p, L), p->wk.mg->coarse_sweeps);
-		if ((st = west_parts_gather(ps)) || (st = vcycle(ps->tail, 0)))
+		/* the tail is on the rank of partition 0 */
+		if ((st = west_parts_gather(ps)) || (ps->tail && (st = vcycle(ps->tail, 0))))
 			return st;
 		return west_parts_scatter(ps);
 	}

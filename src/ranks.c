@@ -1,0 +1,86 @@
+/*
+ * ranks.c: MPI ranks (ranks.h).
+ */
+#include "ranks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef WEST_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int started, me, count = 1;
+
+int west_ranks_start(int *argc, char ***argv)
+{
+#ifdef WEST_HAVE_MPI
+	if (!started && MPI_Init(argc, argv) == MPI_SUCCESS) {
+		started = 1;
+		MPI_Comm_rank(MPI_COMM_WORLD, &me);
+		MPI_Comm_size(MPI_COMM_WORLD, &count);
+	}
+#else
+	(void)argc, (void)argv;
+#endif
+	return count;
+}
+
+void west_ranks_stop(void)
+{
+#ifdef WEST_HAVE_MPI
+	if (started)
+		MPI_Finalize();
+#endif
+	started = 0, me = 0, count = 1;
+}
+
+int west_ranks_me(void)
+{
+	return me;
+}
+
+int west_ranks_count(void)
+{
+	return count;
+}
+
+void west_ranks_abort(int code)
+{
+#ifdef WEST_HAVE_MPI
+	if (started && count > 1)
+		MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+	exit(code);
+}
+
+enum west_status west_ranks_share_obs(struct west_obs_set *set, int *ok, char *err,
+				      size_t errlen)
+{
+#ifdef WEST_HAVE_MPI
+	unsigned long long n = set->n;
+	int go = *ok;
+
+	if (count < 2)
+		return WEST_OK;
+	MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	*ok = go;
+	if (!go)
+		return WEST_OK;
+	MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+	if (me) {
+		west_obs_set_free(set);
+		if (!(set->obs = calloc(n ? n : 1, sizeof *set->obs)))
+			return west_fail(err, errlen, WEST_ERR_NOMEM,
+					 "rank %d: no memory for %llu stations", me, n);
+		set->n = n;
+	}
+	/* plain data: the same build on every rank */
+	MPI_Bcast(set->obs, (int)(n * sizeof *set->obs), MPI_BYTE, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&set->valid_time, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&set->times, (int)sizeof set->times, MPI_BYTE, 0, MPI_COMM_WORLD);
+#else
+	(void)set, (void)ok, (void)err, (void)errlen;
+#endif
+	return WEST_OK;
+}

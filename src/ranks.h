@@ -1,0 +1,35 @@
+/*
+ * ranks.h: MPI ranks (configure --with-mpi; docs/design.md section 5).
+ * Started by mpirun with N > 1 processes, `west run` cuts the grid into N
+ * slabs, one per rank (parts.h): every rank loads the configuration and
+ * the terrain, rank 0 reads the observations and sends them to the
+ * others, all solve, and rank 0 gathers the field and writes it.  Without
+ * MPI, or with one process, there is one rank (0) and these do nothing.
+ */
+#ifndef WEST_RANKS_H
+#define WEST_RANKS_H
+
+#include <stddef.h>
+
+#include "obs.h"
+#include "status.h"
+
+/* MPI_Init when built with MPI; the number of ranks (1 without MPI). */
+int west_ranks_start(int *argc, char ***argv);
+/* MPI_Finalize after a start. */
+void west_ranks_stop(void);
+/* This process's rank and the number of ranks (0 and 1 before a start
+ * or without MPI). */
+int west_ranks_me(void);
+int west_ranks_count(void);
+/* End every rank with exit status code (MPI_Abort; exit without MPI). */
+void west_ranks_abort(int code);
+/*
+ * Rank 0's set (its stations, valid time and reading summary) into every
+ * rank's *set (freed first on the others); *ok: rank 0's verdict, 0 when
+ * it had none to send (every rank then stops).
+ */
+enum west_status west_ranks_share_obs(struct west_obs_set *set, int *ok, char *err,
+				      size_t errlen);
+
+#endif
