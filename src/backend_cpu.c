@@ -224,15 +224,15 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 			       "cpu backend: no terrain uploaded, or the field is not of its grid");
 	else if (ns == 0)
 		rc = west_fail(err, errlen, WEST_ERR_INVALID, "cpu backend: no observations");
+	else if (o.partitions > 1)
+		rc = west_parts_solve(&s->parts, g, s->ops, obs, &o, f, f->u, f->v, f->w,
+				      f->stability, progress, ctx, err, errlen);
 	else if (!st || !stab)
 		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
 	else {
 		o.eta = west_model_eta(opts, obs);
 		west_model_stations(g, obs, o.land_use, st, stab);
-		rc = o.partitions > 1 ?
-		     west_parts_solve(&s->parts, g, s->ops, obs, &o, st, stab, f, f->u, f->v, f->w,
-				      f->stability, progress, ctx, err, errlen) :
-		     run_one(s, obs, &o, st, stab, f, progress, ctx, err, errlen);
+		rc = run_one(s, obs, &o, st, stab, f, progress, ctx, err, errlen);
 		f->valid_time = obs->valid_time;
 		memcpy(f->power_exponent, west_power_exponents(o.land_use),
 		       sizeof f->power_exponent);

@@ -643,35 +643,15 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
  * slabs exchanging their rows by device copies; the field is brought
  * together in the one-device arrays and comes down as theirs does. */
 static enum west_status run_parts(struct cuda_state *s, const struct west_obs_set *obs,
-				  const struct west_solve_opts *opts, struct west_field *f,
+				  const struct west_solve_opts *o, struct west_field *f,
 				  west_progress_fn progress, void *ctx, double t0, char *err,
 				  size_t errlen)
 {
-	const struct west_grid *g = s->grid;
-	struct west_solve_opts o = *opts;
-	struct west_kstation *st = malloc(obs->n * sizeof *st);
-	float *stab = malloc(obs->n * sizeof *stab);
-	enum west_status rc;
-
-	if (!st || !stab)
-		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
-	else {
-		o.eta = west_model_eta(opts, obs);
-		west_model_stations(g, obs, o.land_use, st, stab);
-		rc = west_parts_solve(&s->parts, g, &west_kernels_cuda, obs, &o, st, stab, f,
-				      s->d.u, s->d.v, s->d.w, s->d.cls, progress, ctx, err,
-				      errlen);
-		if (!rc)
-			rc = download_field(s, f, err, errlen);
-	}
-	free(st);
-	free(stab);
-	if (!rc) {
-		f->valid_time = obs->valid_time;
-		memcpy(f->power_exponent, west_power_exponents(o.land_use),
-		       sizeof f->power_exponent);
+	enum west_status rc = west_parts_solve(&s->parts, s->grid, &west_kernels_cuda, obs, o, f,
+					       s->d.u, s->d.v, s->d.w, s->d.cls, progress, ctx,
+					       err, errlen);
+	if (!rc && !(rc = download_field(s, f, err, errlen)))
 		f->report.total_seconds = now_seconds() - t0;
-	}
 	return rc;
 }
 

@@ -702,18 +702,31 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 
 enum west_status west_parts_solve(struct west_parts **set, const struct west_grid *g,
 				  const struct west_kernel_ops *ops,
-				  const struct west_obs_set *obs, const struct west_solve_opts *o,
-				  const struct west_kstation *st, const float *stab,
-				  struct west_field *f, float *u, float *v, float *w,
-				  unsigned char *cls, west_progress_fn progress, void *ctx,
-				  char *err, size_t errlen)
+				  const struct west_obs_set *obs,
+				  const struct west_solve_opts *opts, struct west_field *f,
+				  float *u, float *v, float *w, unsigned char *cls,
+				  west_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
+	struct west_solve_opts o = *opts;
+	struct west_kstation *st = malloc(obs->n * sizeof *st);
+	float *stab = malloc(obs->n * sizeof *stab);
 	enum west_status rc;
-	if ((rc = keep_set(set, g, ops, o, err, errlen)) ||
-	    (rc = west_parts_stations(*set, obs->n, st, stab, west_power_exponents(o->land_use),
-				      err, errlen)) ||
-	    (rc = west_model_solve_parts(*set, g, o, west_obs_max_speed(obs), &f->report,
-					 progress, ctx, err, errlen)))
-		return rc;
-	return west_parts_field(*set, u, v, w, cls, err, errlen);
+
+	o.eta = west_model_eta(opts, obs);
+	if (!st || !stab)
+		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
+	else {
+		west_model_stations(g, obs, o.land_use, st, stab);
+		if (!(rc = keep_set(set, g, ops, &o, err, errlen)) &&
+		    !(rc = west_parts_stations(*set, obs->n, st, stab,
+					       west_power_exponents(o.land_use), err, errlen)) &&
+		    !(rc = west_model_solve_parts(*set, g, &o, west_obs_max_speed(obs), &f->report,
+						  progress, ctx, err, errlen)))
+			rc = west_parts_field(*set, u, v, w, cls, err, errlen);
+	}
+	free(st);
+	free(stab);
+	f->valid_time = obs->valid_time;
+	memcpy(f->power_exponent, west_power_exponents(o.land_use), sizeof f->power_exponent);
+	return rc;
 }

@@ -124,19 +124,19 @@ enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, flo
 				  unsigned char *cls, char *err, size_t errlen);
 
 /*
- * A backend's solve in o->partitions slabs, each on ops: *set is built
- * (and logged) when there is none or it was cut for another count or, with
- * a hierarchy, another eta, and kept for the next solve; st and stab are
- * the stations (west_model_stations), f gets the report, and u, v, w, cls
- * (whole-grid arrays in ops' memory: f's own on the CPU) the field.
+ * A backend's solve of obs (at least one station) with opts (eta may be
+ * auto) in opts->partitions slabs, each on ops: *set is built (and logged)
+ * when there is none or it was cut for another count or, with a
+ * hierarchy, another eta, and kept for the next solve; f gets the report,
+ * valid time and power exponents, and u, v, w, cls (whole-grid arrays in
+ * ops' memory: f's own on the CPU) the field.
  */
 enum west_status west_parts_solve(struct west_parts **set, const struct west_grid *g,
 				  const struct west_kernel_ops *ops,
-				  const struct west_obs_set *obs, const struct west_solve_opts *o,
-				  const struct west_kstation *st, const float *stab,
-				  struct west_field *f, float *u, float *v, float *w,
-				  unsigned char *cls, west_progress_fn progress, void *ctx,
-				  char *err, size_t errlen);
+				  const struct west_obs_set *obs,
+				  const struct west_solve_opts *opts, struct west_field *f,
+				  float *u, float *v, float *w, unsigned char *cls,
+				  west_progress_fn progress, void *ctx, char *err, size_t errlen);
 /* Free *set (built by west_parts_solve) and make it NULL. */
 void west_parts_drop(struct west_parts **set);
 
