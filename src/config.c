@@ -57,6 +57,7 @@ enum conf_type {
 	CONF_DOUBLE_AUTO,
 	CONF_LEVELS,
 	CONF_DEVICES,
+	CONF_WEIGHTS,
 };
 
 struct conf_row {
@@ -123,6 +124,10 @@ static const struct conf_row rows[] = {
 		"devices", CONF_DEVICES, FIELD(devices), 0, 0, 0, NULL, "auto", 0,
 		"auto (the backend key decides), or partitions: cpu or cuda:0 listed N "
 		"times cuts the grid into N slabs on that device" },
+	[WEST_CONF_WEIGHTS] = {
+		"weights", CONF_WEIGHTS, FIELD(weights), 0, 0, 0, NULL, "auto", 0,
+		"the partitions' shares of the rows: auto (even; MPI ranks: by measured speed) "
+		"or a number > 0 per partition" },
 	[WEST_CONF_LOG_LEVEL] = {
 		"log_level", CONF_LOGLEVEL, FIELD(log_level), 0, 0, 0, NULL, "info",
 		1, "most verbose level logged" },
@@ -348,6 +353,47 @@ static enum west_status parse_devices(const struct conf_ctx *x, const struct con
 	return parse_string(x, r, v, c);
 }
 
+enum west_status west_weights_parse(const char *v, double w[16], int *n, char *err,
+				    size_t errlen)
+{
+	const char *p = v;
+
+	*n = 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strcasecmp(p, "auto") == 0)
+		return WEST_OK;
+	for (;;) {
+		char *end;
+		double x = strtod(p, &end);
+		size_t len = strcspn(p, ",");
+		while (*end == ' ' || *end == '\t')
+			end++;
+		if (end == p || (*end && *end != ',') || !isfinite(x) || !(x > 0))
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "'%.*s' is not a number > 0 (or give auto)",
+					 (int)(len < 40 ? len : 40), p);
+		if (*n == 16)
+			return west_fail(err, errlen, WEST_ERR_INVALID, "more than 16 weights");
+		w[(*n)++] = x;
+		if (!*end)
+			return WEST_OK;
+		p = end + 1;
+	}
+}
+
+static enum west_status parse_weights(const struct conf_ctx *x, const struct conf_row *r,
+				      const char *v, struct west_config *c)
+{
+	double w[16];
+	int n;
+	char why[WEST_ERRLEN];
+	if (west_weights_parse(v, w, &n, why, sizeof why))
+		return west_fail(x->err, x->errlen, WEST_ERR_INVALID, "%s: %s: %s", x->where,
+				 r->name, why);
+	return parse_string(x, r, v, c);
+}
+
 static enum west_status not_one_of(const struct conf_ctx *x,
 				   const struct conf_row *r, const char *v,
 				   const char *const *words)
@@ -562,6 +608,7 @@ static enum west_status parse_value(const struct conf_ctx *x,
 	case CONF_STRING: return parse_string(x, r, v, c);
 	case CONF_ENUM: return parse_enum(x, r, v, c);
 	case CONF_DEVICES: return parse_devices(x, r, v, c);
+	case CONF_WEIGHTS: return parse_weights(x, r, v, c);
 	case CONF_LOGLEVEL: return parse_loglevel(x, r, v, c);
 	case CONF_LONG:
 	case CONF_LLONG: return parse_integer(x, r, v, c);
@@ -856,6 +903,7 @@ static int same_value(const struct conf_row *r, const struct west_config *a,
 	switch (r->type) {
 	case CONF_STRING:
 	case CONF_DEVICES:
+	case CONF_WEIGHTS:
 		return strcmp(fa, fb) == 0;
 	case CONF_DOUBLE:
 	case CONF_DOUBLE_AUTO:
@@ -936,7 +984,8 @@ static void write_value(FILE *f, const struct conf_row *r,
 
 	switch (r->type) {
 	case CONF_STRING:
-	case CONF_DEVICES: write_string(f, v); break;
+	case CONF_DEVICES:
+	case CONF_WEIGHTS: write_string(f, v); break;
 	case CONF_ENUM: fputs(enum_word(r, *(const int *)v), f); break;
 	case CONF_LOGLEVEL:
 		fputs(west_log_level_name((enum west_log_level)*(const int *)v), f);

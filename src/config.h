@@ -44,6 +44,7 @@ enum west_conf_key {
 	WEST_CONF_TERRAIN_FACES,
 	WEST_CONF_BACKEND,
 	WEST_CONF_DEVICES,
+	WEST_CONF_WEIGHTS,
 	WEST_CONF_LOG_LEVEL,
 	WEST_CONF_MAX_STATIONS,
 	WEST_CONF_ALLOW_OUTSIDE,
@@ -97,6 +98,7 @@ struct west_config {
 	int terrain_faces;                  /* enum west_terrain_faces */
 	int backend;                        /* enum west_backend_choice */
 	char devices[256];                  /* "auto" or a list (west_devices_parse) */
+	char weights[256];                  /* "auto" or a list (west_weights_parse) */
 	int log_level;                      /* enum west_log_level */
 	long max_stations;                  /* refuse larger observation sets */
 	int allow_outside;                  /* 1: accept stations off the grid */
@@ -155,6 +157,15 @@ struct west_devices {
 	int n, cpu, cuda;   /* entries; of them cpu and cuda:0 */
 };
 enum west_status west_devices_parse(const char *v, struct west_devices *d, char *err,
+				    size_t errlen);
+
+/*
+ * The config key weights: "auto" (*n = 0: the slabs' rows dealt out
+ * evenly, or in proportion to the MPI ranks' measured speeds), or a
+ * comma-separated list of at most 16 numbers > 0, one per partition, the
+ * share of the rows each gets (parts.h).
+ */
+enum west_status west_weights_parse(const char *v, double w[16], int *n, char *err,
 				    size_t errlen);
 
 enum west_status west_config_set(struct west_config *c, const char *assignment,

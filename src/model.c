@@ -30,6 +30,8 @@ void west_solve_opts_from_config(struct west_solve_opts *o,
 	char ignore[WEST_ERRLEN];
 	o->partitions = west_devices_parse(c->devices, &d, ignore, sizeof ignore) || d.n < 2 ?
 			1 : d.n;
+	if (west_weights_parse(c->weights, o->weights, &o->nweights, ignore, sizeof ignore))
+		o->nweights = 0;
 }
 
 const float *west_power_exponents(enum west_land_use use)

@@ -57,6 +57,8 @@ struct west_solve_opts {
 	enum west_land_use land_use;
 	int partitions;           /* slabs of the grid (config devices: cpu or
 				     cuda:0 listed that many times); 0 or 1: one */
+	int nweights;             /* config weights: 0 (auto), or one per slab */
+	double weights[16];
 };
 
 void west_solve_opts_from_config(struct west_solve_opts *o,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "log.h"
 #include "ranks.h"
@@ -140,30 +141,58 @@ static const struct west_plevel *lev(const struct west_parts *ps, const struct w
 
 /* ---------------------------------------------------------- the cut */
 
+/* units rows dealt out to n partitions in proportion to w (each floor of
+ * its share, then one more to the largest remainders, the lower partition
+ * first on a tie: equal weights give the first units % n one more). */
+static void deal(size_t units, int n, const double *w, size_t *m)
+{
+	double sum = 0.0, rem[WEST_MAX_PARTS];
+	size_t given = 0;
+
+	for (int p = 0; p < n; p++)
+		sum += w[p];
+	for (int p = 0; p < n; p++) {
+		double share = (double)units * w[p] / sum;
+		m[p] = (size_t)floor(share);
+		rem[p] = share - (double)m[p];
+		given += m[p];
+	}
+	while (given < units) {
+		int best = 0;
+		for (int p = 1; p < n; p++)
+			if (rem[p] > rem[best])
+				best = p;
+		m[best]++, rem[best] = -1.0, given++;
+	}
+}
+
 /*
  * The level lp where the hierarchy stops being cut and each partition's
- * own rows: the deepest lp >= 1 whose slabs (lp's rows dealt out evenly)
- * keep po's rows and cells; level 0's boundaries are then multiples of
- * F, the product of the y factors below lp, so every coarse cell of a
- * cut level lies in one slab.  Without a hierarchy lp is 1 and F the
- * first factor.
+ * own rows: the deepest lp >= 1 whose slabs (lp's rows dealt out by
+ * weight) all keep po's rows and cells; level 0's boundaries are then
+ * multiples of F, the product of the y factors below lp, so every coarse
+ * cell of a cut level lies in one slab.
  */
 static enum west_status cut(struct west_parts *ps, const struct west_mg *plan, int n,
-			    const struct west_parts_opts *po, char *err, size_t errlen)
+			    const double *w, const struct west_parts_opts *po, char *err,
+			    size_t errlen)
 {
 	for (int lp = plan->nlevels - 1; lp >= 1; lp--) {
 		const struct west_plevel *l = &plan->lv[lp];
-		size_t units = l->ny, least = units / (size_t)n, f = 1, start = 0;
+		size_t m[WEST_MAX_PARTS] = { 0 }, f = 1, start = 0, least;
+		deal(l->ny, n, w, m);
+		least = m[0];
+		for (int p = 1; p < n; p++)
+			least = m[p] < least ? m[p] : least;
 		if (least < po->min_rows || l->nx * least * l->nz < po->min_cells)
 			continue;
 		for (int L = 0; L < lp; L++)
 			f *= plan->lv[L].fy;
 		ps->lp = lp;
 		for (int p = 0; p < n; p++) {
-			size_t m = least + ((size_t)p < units % (size_t)n);
 			ps->part[p].a[0] = start * f;
-			ps->part[p].b[0] = p + 1 == n ? plan->lv[0].ny : (start + m) * f;
-			start += m;
+			ps->part[p].b[0] = p + 1 == n ? plan->lv[0].ny : (start + m[p]) * f;
+			start += m[p];
 		}
 		return WEST_OK;
 	}
@@ -172,6 +201,73 @@ static enum west_status cut(struct west_parts *ps, const struct west_mg *plan, i
 			 "least %zu rows and %zu cells on the first coarse level",
 			 plan->lv[0].ny, plan->lv[0].nx, plan->lv[0].nz, n, po->min_rows,
 			 po->min_cells);
+}
+
+/*
+ * This process's speed in cell-sweeps per second: colour passes of its
+ * table's smoother over a coarse level of 128 x 64 x 32 cells in host
+ * memory (the MPI ranks' CPUs), timed after one pass that touches it.
+ */
+static double speed(const struct west_kernel_ops *ops)
+{
+	struct west_plevel l = { .nx = 128, .ny = 64, .nz = 32, .hx = 64 };
+	size_t n = 2 * (l.ncol = l.hx * l.ny * l.nz), passes = 16;
+	float *g = malloc(6 * n * sizeof *g), *e = calloc(n, sizeof *e), *b = malloc(n * sizeof *b);
+	double t0, rate = 1.0;
+	struct timespec a, z;
+
+	if (g && e && b) {
+		for (size_t i = 0; i < 6 * n; i++)
+			g[i] = 1.0f;
+		for (size_t i = 0; i < n; i++)
+			b[i] = (float)(i % 7) - 3.0f;
+		l.g = g, l.e = e, l.b = b;
+		ops->pot_smooth(&l, 1.0f, 0);
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (size_t k = 0; k < passes; k++)
+			ops->pot_smooth(&l, 1.0f, (int)(k & 1));
+		clock_gettime(CLOCK_MONOTONIC, &z);
+		t0 = (double)(z.tv_sec - a.tv_sec) + 1e-9 * (double)(z.tv_nsec - a.tv_nsec);
+		rate = t0 > 0 ? (double)(l.nx * l.ny * l.nz) * (double)passes / 2.0 / t0 : 1.0;
+	}
+	free(g), free(e), free(b);
+	return rate;
+}
+
+/* The partitions' weights into w: po's, or, over MPI ranks without them,
+ * each rank's measured speed (every rank gets all, so all cut alike);
+ * else equal. */
+static enum west_status weights(const struct west_parts *ps,
+				const struct west_kernel_ops *const *ops,
+				const struct west_parts_opts *po, double w[WEST_MAX_PARTS],
+				char *err, size_t errlen)
+{
+	if (po->nweights) {
+		if (po->nweights != ps->n)
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "partitions: weights lists %d numbers for %d partitions",
+					 po->nweights, ps->n);
+		memcpy(w, po->weights, (size_t)ps->n * sizeof *w);
+		return WEST_OK;
+	}
+	for (int p = 0; p < ps->n; p++)
+		w[p] = 1.0;
+#ifdef WEST_HAVE_MPI
+	if (west_ranks_count() > 1) {
+		w[ps->me] = speed(ops[ps->me]);
+		MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+		char line[WEST_ERRLEN];
+		size_t used = 0;
+		for (int p = 0; p < ps->n && used < sizeof line; p++)
+			used += (size_t)snprintf(line + used, sizeof line - used, "%s%.0f", p ? ", " : "",
+						 1e-6 * w[p]);
+		west_log(WEST_LOG_INFO, "partitions: the ranks' speeds (M cell-sweeps/s): %s; "
+			 "rows dealt out in proportion", line);
+	}
+#else
+	(void)speed, (void)ops;
+#endif
+	return WEST_OK;
 }
 
 /* Each level's own rows, local row 0 and halo widths of partition p: below,
@@ -335,8 +431,10 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 				  int mg, double eta, const struct west_parts_opts *po,
 				  char *err, size_t errlen)
 {
-	static const struct west_parts_opts dflt = { WEST_PARTS_MIN_ROWS, WEST_PARTS_MIN_CELLS };
+	static const struct west_parts_opts dflt = { .min_rows = WEST_PARTS_MIN_ROWS,
+						     .min_cells = WEST_PARTS_MIN_CELLS };
 	struct west_mg plan;
+	double w[WEST_MAX_PARTS];
 	enum west_status st;
 
 	memset(ps, 0, sizeof *ps);
@@ -363,8 +461,20 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 					 "partitions: %s beside %s: partitions of different "
 					 "backends are not built yet", ops[p]->backend,
 					 ops[0]->backend);
-	if ((st = west_mg_plan(&plan, g, eta, err, errlen)) ||
-	    (st = cut(ps, &plan, n, po ? po : &dflt, err, errlen)))
+	if (!po)
+		po = &dflt;
+	if ((st = weights(ps, ops, po, w, err, errlen)) ||
+	    (st = west_mg_plan(&plan, g, eta, err, errlen)))
+		return st;
+	if ((st = cut(ps, &plan, n, w, po, err, errlen)) && !po->nweights) {
+		/* measured speeds that leave a slab too small: even shares */
+		for (int p = 0; p < n; p++)
+			w[p] = 1.0;
+		if (!(st = cut(ps, &plan, n, w, po, err, errlen)))
+			west_log(WEST_LOG_INFO, "partitions: by the ranks' speeds a slab would be "
+				 "too small; the rows are dealt out evenly");
+	}
+	if (st)
 		return st;
 	for (int p = 0; p < n; p++) {
 		ps->part[p].ops = ops[p];
@@ -678,6 +788,8 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 				 const struct west_solve_opts *o, char *err, size_t errlen)
 {
 	const struct west_kernel_ops *tables[WEST_MAX_PARTS];
+	struct west_parts_opts po = { .min_rows = WEST_PARTS_MIN_ROWS,
+				      .min_cells = WEST_PARTS_MIN_CELLS, .nweights = o->nweights };
 	int mg = o->solver != WEST_SOLVER_SOR;
 	enum west_status st;
 
@@ -688,7 +800,8 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
 	for (int p = 0; p < WEST_MAX_PARTS; p++)
 		tables[p] = ops;
-	if ((st = west_parts_build(*set, g, o->partitions, tables, mg, o->eta, NULL, err,
+	memcpy(po.weights, o->weights, sizeof po.weights);
+	if ((st = west_parts_build(*set, g, o->partitions, tables, mg, o->eta, &po, err,
 				   errlen))) {
 		free(*set);
 		*set = NULL;

@@ -87,9 +87,13 @@ struct west_parts {
 	double *sums;               /* per-row sums, g->ny */
 };
 
-/* How a set is cut (tests make slabs small to cut many levels). */
+/* How a set is cut (tests make slabs small to cut many levels), and the
+ * partitions' shares of the rows (config weights; auto: equal, or over MPI
+ * ranks each rank's measured speed). */
 struct west_parts_opts {
 	size_t min_rows, min_cells;
+	int nweights;               /* 0: auto; else one weight per partition, */
+	double weights[WEST_MAX_PARTS];   /* its share of the rows */
 };
 
 /*

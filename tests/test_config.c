@@ -177,7 +177,7 @@ Test(config, table)
 {
 	static const char *const names[] = {
 		"terrain", "terrain_variable", "terrain_epsg", "nodata", "resolution", "nz", "dz",
-		"levels", "base_altitude", "max_cells", "terrain_faces", "backend", "devices", "log_level",
+		"levels", "base_altitude", "max_cells", "terrain_faces", "backend", "devices", "weights", "log_level",
 		"max_stations", "allow_outside", "land_use", "solver", "iterations",
 		"cycles", "tolerance", "omega", "eta", "indexing", "check_interval",
 		"listen", "http_threads", "max_connections", "per_ip_connections",
@@ -190,7 +190,7 @@ Test(config, table)
 	/* the keys a reload cannot change: those fixed at start (the backend,
 	 * the listening socket and its limits, the directories) */
 	static const int fixed[] = {
-		WEST_CONF_BACKEND, WEST_CONF_DEVICES, WEST_CONF_LISTEN, WEST_CONF_HTTP_THREADS,
+		WEST_CONF_BACKEND, WEST_CONF_DEVICES, WEST_CONF_WEIGHTS, WEST_CONF_LISTEN, WEST_CONF_HTTP_THREADS,
 		WEST_CONF_MAX_CONNECTIONS, WEST_CONF_PER_IP_CONNECTIONS,
 		WEST_CONF_CONNECTION_TIMEOUT, WEST_CONF_STATE_DIR,
 		WEST_CONF_OBSERVATIONS_KEEP, WEST_CONF_SPOOL_DIR,

@@ -121,7 +121,7 @@ ParameterizedTest(struct case_ *c, parts, bit_identical_to_one_device)
 	struct west_obs_set obs;
 	struct west_solve_opts o;
 	struct west_field one, f;
-	struct west_parts_opts po = { c->min_rows, c->min_cells };
+	struct west_parts_opts po = { .min_rows = c->min_rows, .min_cells = c->min_cells };
 	char what[128];
 	int lp;
 
@@ -149,7 +149,8 @@ Test(parts, the_cut_follows_the_thresholds)
 	struct west_obs_set obs;
 	struct west_solve_opts o;
 	struct west_field f;
-	struct west_parts_opts deep = { 1, 1 }, shallow = { 4, 2000 };
+	struct west_parts_opts deep = { .min_rows = 1, .min_cells = 1 },
+			       shallow = { .min_rows = 4, .min_cells = 2000 };
 	int lp_deep, lp_shallow;
 
 	setup(&g, &obs, NX, NY);
@@ -162,6 +163,48 @@ Test(parts, the_cut_follows_the_thresholds)
 	cr_expect_gt(lp_deep, 2, "the deep cut keeps more than one level cut");
 	cr_expect_lt(lp_shallow, lp_deep, "2000 cells a slab stop the cut sooner");
 	cr_expect_geq(lp_shallow, 1);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
+/* Weights 1, 3, 2: the rows in those shares (to the alignment), and the
+ * field still the one-device field bit for bit. */
+Test(parts, weights_share_the_rows)
+{
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o;
+	struct west_parts ps;
+	const struct west_kernel_ops *ops[3] = { &west_kernels_cpu, &west_kernels_cpu,
+						 &west_kernels_cpu };
+	struct west_parts_opts po = { .min_rows = 4, .min_cells = 2000, .nweights = 3,
+				      .weights = { 1, 3, 2 } };
+	struct west_field one, f;
+	char err[WEST_ERRLEN];
+	int lp;
+
+	setup(&g, &obs, NX, NY);
+	fix_opts(&o, 60, 1e-4, 1.7, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	cr_assert_eq(west_parts_build(&ps, &g, 3, ops, 1, 1.0, &po, err, sizeof err), WEST_OK,
+		     "%s", err);
+	size_t rows[3];
+	for (int p = 0; p < 3; p++)
+		rows[p] = ps.part[p].b[0] - ps.part[p].a[0];
+	west_parts_free(&ps);
+	cr_expect(rows[0] + rows[1] + rows[2] == NY);
+	cr_expect(rows[1] > 2 * rows[0] && rows[1] < 4 * rows[0] && rows[2] > rows[0] &&
+		  rows[2] < rows[1], "rows %zu, %zu, %zu for weights 1, 3, 2", rows[0], rows[1],
+		  rows[2]);
+	solve_one(&g, &obs, &o, &one);
+	solve_parts(&g, &obs, &o, 3, &po, &f, &lp);
+	same_field(&g, &one, &f, "weights 1, 3, 2");
+	po.nweights = 2;
+	cr_expect_eq(west_parts_build(&ps, &g, 3, ops, 1, 1.0, &po, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "weights lists 2 numbers for 3 partitions"), "%s", err);
+	west_field_free(&one);
+	west_field_free(&f);
 	west_obs_set_free(&obs);
 	west_grid_free(&g);
 }
@@ -227,7 +270,8 @@ Test(parts, devices_config_runs_the_cpu_backend_in_slabs)
 	free(c);
 }
 
-/* What devices accepts and refuses, and its agreement with backend. */
+/* What devices and weights accept and refuse, and devices' agreement with
+ * backend. */
 Test(parts, devices_values)
 {
 	struct west_devices d;
@@ -257,7 +301,23 @@ Test(parts, devices_values)
 					"cpu,cpu,cpu,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
 	cr_expect(strstr(err, "more than 16"), "%s", err);
 
+	double w[16];
+	int nw;
+	cr_assert_eq(west_weights_parse("auto", w, &nw, err, sizeof err), WEST_OK);
+	cr_expect_eq(nw, 0);
+	cr_assert_eq(west_weights_parse("1, 2.5,4", w, &nw, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect(nw == 3 && w[0] == 1.0 && w[1] == 2.5 && w[2] == 4.0);
+	cr_expect_eq(west_weights_parse("1,0", w, &nw, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "'0' is not a number > 0"), "%s", err);
+	cr_expect_eq(west_weights_parse("1,,2", w, &nw, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect_eq(west_weights_parse("1,x", w, &nw, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "'x'"), "%s", err);
+	cr_expect_eq(west_weights_parse("nan", w, &nw, err, sizeof err), WEST_ERR_INVALID);
+
 	west_config_defaults(c);
+	cr_expect_eq(west_config_set(c, "weights=2,-1", "--set", err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "weights") && strstr(err, "'-1'"), "%s", err);
 	cr_expect_eq(west_config_set(c, "devices=cpu,tpu", "--set", err, sizeof err),
 		     WEST_ERR_INVALID);
 	cr_expect(strstr(err, "devices") && strstr(err, "'tpu'"), "%s", err);
