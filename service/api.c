@@ -697,11 +697,11 @@ void api_get_status(struct west_req *r)
 	json_t *o;
 
 	west_worker_stats(&d->worker, &ws);
-	o = json_pack("{s:s, s:s, s:{s:s, s:s, s:s}, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I, "
-		      "s:I, s:I}, s:s, s:o, s:b, s:s, s:I}",
+	o = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:o, s:o, s:o, s:{s:I, s:I, s:I, "
+		      "s:I, s:I, s:I}, s:s, s:o, s:b, s:s, s:I}",
 		      "service", "westd", "version", PACKAGE_VERSION,
 		      "backend", "name", d->be->name, "device", d->device,
-		      "note", d->backend_note,
+		      "note", d->backend_note, "partitions", westd_partitions(d),
 		      "grid", api_grid_json(&d->grid->g), "field", status_field(p),
 		      "last_solve", p ? west_report_json(&p->field.report) : json_null(),
 		      "queue", "pending", (json_int_t)(ws.pending_id != 0),
@@ -752,6 +752,7 @@ void api_get_metrics(struct west_req *r)
 	g.queue_depth = ws.pending_id != 0;
 	g.ready = westd_ready(d, why, sizeof why);
 	g.backend = d->be->name, g.device = d->device, g.version = PACKAGE_VERSION;
+	g.partitions = westd_partitions(d);
 	west_metrics_process_read(&proc);
 	g.process = &proc;
 	/* the kernel's start time (to the clock tick) where /proc has it */

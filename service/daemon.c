@@ -729,6 +729,13 @@ void westd_spool_drain(struct westd *d)
 
 /* ------------------------------------------------------------- readiness */
 
+int westd_partitions(const struct westd *d)
+{
+	struct west_solve_opts o;
+	west_solve_opts_from_config(&o, &d->conf);
+	return o.partitions > 1 ? o.partitions : 1;
+}
+
 int westd_ready(struct westd *d, char *why, size_t whylen)
 {
 	struct west_published *p = west_store_acquire(&d->store);

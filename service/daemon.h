@@ -150,6 +150,9 @@ const char *westd_fate_name(enum westd_fate f);
  * (westd_field_age) is no more.  why says what is missing when not. */
 int westd_ready(struct westd *d, char *why, size_t whylen);
 
+/* The slabs each field is solved in (config devices, parts.h; 1: one). */
+int westd_partitions(const struct westd *d);
+
 /* The age of field p at now (s since the epoch): now minus its valid
  * time, the newest station time of the observations it was solved from
  * (negative while that is ahead of this host's clock).  The one meaning

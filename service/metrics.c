@@ -614,6 +614,11 @@ static void render_gauges(struct buf *b, const struct west_metrics_gauges *g)
 	family(b, "westd_backend_info", "gauge",
 	       "Always 1; the labels name the solver backend and its device.");
 	sample(b, "westd_backend_info", be, 3, "1");
+	if (g->partitions > 0) {
+		family(b, "westd_partitions", "gauge",
+		       "Slabs of the grid each field is solved in (config devices; 1: one device).");
+		sample(b, "westd_partitions", NULL, 0, fmt_ull(v, (unsigned long long)g->partitions));
+	}
 	gauge(b, "process_start_time_seconds",
 	      "Start time of the process since unix epoch in seconds.",
 	      g->start_time_seconds);

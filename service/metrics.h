@@ -162,6 +162,7 @@ struct west_metrics_gauges {
 	unsigned long long queue_depth;   /* pending observation sets */
 	int ready;                        /* 1/0 */
 	const char *backend, *device, *solver, *version; /* NULL reads as "" */
+	int partitions;                   /* slabs a field is solved in; 0: no sample */
 	double start_time_seconds;        /* s since the epoch; NaN: no sample */
 	/* NULL: the other process_* families are left out; else their
 	 * samples, each left out when NaN (start_time_seconds above is the

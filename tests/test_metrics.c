@@ -67,7 +67,7 @@ static const struct west_metrics_gauges gauges0 = {
 	.field_age_seconds = NAN, .field_valid_time_seconds = NAN,
 	.field_published_time_seconds = NAN, .backend = "cpu", .device = "host",
 	.solver = "sor", .version = "0.1.0", .start_time_seconds = 1700000000.5,
-	.process = &proc0,
+	.process = &proc0, .partitions = 1,
 };
 
 /* Render with g; text holds "\n" + the output, so that every line of the
@@ -120,6 +120,7 @@ static const char *const families[][2] = {
 	{ "westd_ready", "gauge" },
 	{ "westd_build_info", "gauge" },
 	{ "westd_backend_info", "gauge" },
+	{ "westd_partitions", "gauge" },
 	{ "process_start_time_seconds", "gauge" },
 	{ "process_cpu_seconds_total", "counter" },
 	{ "process_open_fds", "gauge" },
@@ -395,7 +396,9 @@ Test(metrics, gauges_and_info)
 	g.field_version = 42;
 	g.queue_depth = 1;
 	g.ready = 1;
+	g.partitions = 3;
 	render(&g);
+	ASSERT_LINE("westd_partitions 3");
 	ASSERT_LINE("westd_field_age_seconds 12.5");
 	ASSERT_LINE("westd_field_valid_time_seconds 1795348800");
 	ASSERT_LINE("westd_field_published_time_seconds 1795530671");

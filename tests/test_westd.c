@@ -166,6 +166,37 @@ Test(westd, status_and_field_metadata)
 }
 
 /* ETag "v1", If-None-Match, ?version pinning. */
+/* devices = cpu,cpu: the daemon solves in two slabs of rows, says so in
+ * /v1/status and /metrics, and serves the one-device field's wind. */
+Test(westd, devices_in_slabs_serve_the_one_device_field)
+{
+	const char *slabs[] = { "devices=cpu,cpu", NULL };
+	struct wind one = { 0 };
+
+	for (int run = 0; run < 2; run++) {
+		fix_start(&w, run ? slabs : NULL);
+		fix_post_and_wait(&w);
+		json_t *s = fix_get_json(&w, "/v1/status");
+		cr_expect_eq(integer(json_object_get(s, "backend"), "partitions"), run ? 2 : 1);
+		cr_expect(json_is_true(json_object_get(json_object_get(s, "last_solve"),
+							"converged")));
+		json_decref(s);
+		struct http_resp r;
+		fix_get(&w, "/metrics", &r);
+		cr_expect(strstr(r.body, run ? "\nwestd_partitions 2\n" : "\nwestd_partitions 1\n"),
+			  "westd_partitions in /metrics");
+		fix_resp_free(&r);
+		struct wind now = point_wind();
+		if (!run)
+			one = now;
+		else
+			cr_expect(now.u == one.u && now.v == one.v && now.w == one.w,
+				  "two slabs: (%.9g, %.9g, %.9g), one device (%.9g, %.9g, %.9g)",
+				  now.u, now.v, now.w, one.u, one.v, one.w);
+		cr_expect_eq(fix_stop(&w), 0);
+	}
+}
+
 Test(westd, field_etag_and_version_pin)
 {
 	struct http_resp r;
