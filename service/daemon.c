@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "ranks.h"
 #include "sdnotify.h"
 
 long long westd_now(void)
@@ -399,6 +401,8 @@ static enum west_status open_backend(struct westd *d, char *err, size_t errlen)
 	enum west_status st;
 
 	st = west_backend_choice_of(&d->conf, &choice, err, errlen);
+	if (!st && west_ranks_count() > 1 && choice == WEST_BACKEND_AUTO)
+		choice = WEST_BACKEND_CPU;   /* MPI ranks compute on their CPUs */
 	if (!st)
 		st = west_backend_select(choice, &d->be, d->backend_note,
 					 sizeof d->backend_note, err, errlen);
@@ -632,7 +636,10 @@ enum west_status westd_reload(struct westd *d, char *err, size_t errlen)
 		st = west_config_check_reload(&d->conf, c, err, errlen);
 	if (!st)
 		st = make_live(c, &live, err, errlen);
-	if (!st && terrain_changed(d, c)) {
+	if (!st && terrain_changed(d, c) && west_ranks_count() > 1)
+		st = west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+			       "reload: a new terrain under mpirun needs a restart of every rank");
+	else if (!st && terrain_changed(d, c)) {
 		st = load_grid(c, &g, err, errlen);
 		if (!st)
 			st = swap_grid(d, g, err, errlen);
@@ -758,4 +765,44 @@ int westd_ready(struct westd *d, char *why, size_t whylen)
 	}
 	west_published_release(p);
 	return ok;
+}
+
+/* ------------------------------------------------------- MPI ranks */
+
+int westd_rank_serve(struct westd *d)
+{
+	struct west_shared_grid *g = NULL;
+	struct west_obs_set set = { 0 };
+	struct west_solve_opts o;
+	struct west_field f = { 0 };
+	char err[WEST_ERRLEN];
+	void *state = NULL;
+	const struct west_backend *be = &west_backend_cpu;
+	int me = west_ranks_me();
+	sigset_t stop;
+
+	/* rank 0 decides when to stop (it may be in a solve that needs this
+	 * rank): a signal mpirun passes on is left to it */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM), sigaddset(&stop, SIGINT), sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	if (load_grid(&d->conf, &g, err, sizeof err) || be->init(&state, err, sizeof err) ||
+	    be->upload_terrain(state, &g->g, err, sizeof err) ||
+	    west_field_init(&f, &g->g, err, sizeof err)) {
+		west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
+		west_ranks_abort(1);
+	}
+	west_log(WEST_LOG_NOTICE, "rank %d: solving with rank 0", me);
+	while (west_ranks_wait(&set, &o, err, sizeof err))
+		if (be->run(state, &set, &o, &f, NULL, NULL, err, sizeof err)) {
+			/* rank 0 may be waiting for this one: end them all */
+			west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
+			west_ranks_abort(1);
+		}
+	west_field_free(&f);
+	west_obs_set_free(&set);
+	be->free(state);
+	west_shared_grid_release(g);
+	west_log(WEST_LOG_NOTICE, "rank %d: stopped", me);
+	return 0;
 }

@@ -150,8 +150,14 @@ const char *westd_fate_name(enum westd_fate f);
  * (westd_field_age) is no more.  why says what is missing when not. */
 int westd_ready(struct westd *d, char *why, size_t whylen);
 
-/* The slabs each field is solved in (config devices, parts.h; 1: one). */
+/* The slabs each field is solved in (config devices, parts.h; 1: one;
+ * under mpirun one per rank). */
 int westd_partitions(const struct westd *d);
+
+/* Under mpirun, every rank but 0: load d->conf's terrain and solve each
+ * set rank 0's worker orders, one slab of it, until rank 0 stops
+ * (ranks.h); a failure ends every rank.  Returns the exit status. */
+int westd_rank_serve(struct westd *d);
 
 /* The age of field p at now (s since the epoch): now minus its valid
  * time, the newest station time of the observations it was solved from

@@ -34,6 +34,7 @@
 #include "daemon.h"
 #include "grid.h"
 #include "log.h"
+#include "ranks.h"
 #include "sdnotify.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
@@ -278,14 +279,29 @@ int main(int argc, char **argv)
 	struct args a = { 0 };
 	int rc, report_fd = -1;
 
+	int ranks = west_ranks_start(&argc, &argv);
+
 	west_log_init("westd");
-	if ((rc = parse_args(argc, argv, &a, &d)) || (rc = load_config(&d)))
+	if ((rc = parse_args(argc, argv, &a, &d)) || (rc = load_config(&d))) {
+		if (ranks > 1)
+			west_ranks_abort(rc);
 		return rc;
+	}
 	if (a.check)
 		return check_config(&d);
-	if (!a.foreground && detach(&report_fd))
-		return EXIT_RUNTIME;
-	rc = run(&d, &report_fd);
-	report(&report_fd, (unsigned char)rc);
+	if (ranks > 1 && !a.foreground) {
+		west_log(WEST_LOG_ERR, "under mpirun westd runs in the foreground (--foreground)");
+		west_ranks_abort(EXIT_USAGE);
+	}
+	if (west_ranks_me() > 0)
+		rc = westd_rank_serve(&d);
+	else {
+		if (!a.foreground && detach(&report_fd))
+			return EXIT_RUNTIME;
+		rc = run(&d, &report_fd);
+		report(&report_fd, (unsigned char)rc);
+		west_ranks_order_stop();
+	}
+	west_ranks_stop();
 	return rc;
 }

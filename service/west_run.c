@@ -118,9 +118,7 @@ static int solve_and_write(struct run_ctx *x)
 	struct west_solve_opts so;
 	int show = x->o->progress || isatty(STDERR_FILENO);
 
-	west_solve_opts_from_config(&so, x->c);
-	if (west_ranks_count() > 1)   /* one slab per MPI rank (ranks.h) */
-		so.partitions = west_ranks_count();
+	west_solve_opts_from_config(&so, x->c);   /* one slab per MPI rank */
 	if (west_field_init(&x->field, &x->grid, err, sizeof err) ||
 	    x->be.be->run(x->be.state, &x->obs, &so, &x->field, show ? progress : NULL,
 			  NULL, err, sizeof err) ||

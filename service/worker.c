@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "ranks.h"
 
 /* Solve set (the caller's id) on the worker's backend; publish the field
  * or count the error. */
@@ -27,6 +28,8 @@ static void solve(struct west_worker *w, struct west_obs_set *set, unsigned long
 	pthread_mutex_unlock(&w->lock);
 	st = w->pool ? west_field_pool_get(w->pool, &f, &w->grid->g, err, sizeof err)
 		     : west_field_init(&f, &w->grid->g, err, sizeof err);
+	if (!st)   /* under mpirun the other ranks solve it with this one */
+		st = west_ranks_order_solve(set, &o, err, sizeof err);
 	if (!st)
 		st = w->be->run(w->state, set, &o, &f, NULL, NULL, err, sizeof err);
 	if (!st && !(p = west_published_new(&f, set, w->grid)))

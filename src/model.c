@@ -7,6 +7,7 @@
  */
 #include "model.h"
 #include "model_internal.h"
+#include "ranks.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@ void west_solve_opts_from_config(struct west_solve_opts *o,
 			1 : d.n;
 	if (west_weights_parse(c->weights, o->weights, &o->nweights, ignore, sizeof ignore))
 		o->nweights = 0;
+	if (west_ranks_count() > 1)   /* under mpirun: one slab per rank (ranks.h) */
+		o->partitions = west_ranks_count();
 }
 
 const float *west_power_exponents(enum west_land_use use)

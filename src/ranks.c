@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
+
 #ifdef WEST_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -15,10 +17,16 @@ static int started, me, count = 1;
 int west_ranks_start(int *argc, char ***argv)
 {
 #ifdef WEST_HAVE_MPI
-	if (!started && MPI_Init(argc, argv) == MPI_SUCCESS) {
+	int level = 0;
+	if (!started && MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &level) == MPI_SUCCESS) {
 		started = 1;
 		MPI_Comm_rank(MPI_COMM_WORLD, &me);
 		MPI_Comm_size(MPI_COMM_WORLD, &count);
+		if (level < MPI_THREAD_SERIALIZED && count > 1) {
+			west_log(WEST_LOG_ERR, "MPI gives thread level %d, below "
+				 "MPI_THREAD_SERIALIZED: ranks are not used", level);
+			west_ranks_abort(1);
+		}
 	}
 #else
 	(void)argc, (void)argv;
@@ -83,4 +91,48 @@ enum west_status west_ranks_share_obs(struct west_obs_set *set, int *ok, char *e
 	(void)set, (void)ok, (void)err, (void)errlen;
 #endif
 	return WEST_OK;
+}
+
+enum { ORDER_STOP, ORDER_SOLVE };
+
+enum west_status west_ranks_order_solve(const struct west_obs_set *set,
+					const struct west_solve_opts *o, char *err,
+					size_t errlen)
+{
+#ifdef WEST_HAVE_MPI
+	int order = ORDER_SOLVE, ok = 1;
+	if (count < 2)
+		return WEST_OK;
+	MPI_Bcast(&order, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Bcast((void *)o, (int)sizeof *o, MPI_BYTE, 0, MPI_COMM_WORLD);
+	return west_ranks_share_obs((struct west_obs_set *)set, &ok, err, errlen);
+#else
+	(void)set, (void)o, (void)err, (void)errlen;
+	return WEST_OK;
+#endif
+}
+
+void west_ranks_order_stop(void)
+{
+#ifdef WEST_HAVE_MPI
+	int order = ORDER_STOP;
+	if (count > 1 && me == 0)
+		MPI_Bcast(&order, 1, MPI_INT, 0, MPI_COMM_WORLD);
+#endif
+}
+
+int west_ranks_wait(struct west_obs_set *set, struct west_solve_opts *o, char *err,
+		    size_t errlen)
+{
+#ifdef WEST_HAVE_MPI
+	int order = ORDER_STOP, ok = 1;
+	MPI_Bcast(&order, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (order != ORDER_SOLVE)
+		return 0;
+	MPI_Bcast(o, (int)sizeof *o, MPI_BYTE, 0, MPI_COMM_WORLD);
+	return !west_ranks_share_obs(set, &ok, err, errlen) && ok;
+#else
+	(void)set, (void)o, (void)err, (void)errlen;
+	return 0;
+#endif
 }

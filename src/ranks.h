@@ -1,20 +1,25 @@
 /*
  * ranks.h: MPI ranks (configure --with-mpi; docs/design.md section 5).
- * Started by mpirun with N > 1 processes, `west run` cuts the grid into N
- * slabs, one per rank (parts.h): every rank loads the configuration and
- * the terrain, rank 0 reads the observations and sends them to the
- * others, all solve, and rank 0 gathers the field and writes it.  Without
- * MPI, or with one process, there is one rank (0) and these do nothing.
+ * Started by mpirun with N > 1 processes, `west run` and westd cut the
+ * grid into N slabs, one per rank (parts.h): every rank loads the
+ * configuration and the terrain; rank 0 reads the observations (west run)
+ * or serves HTTP and ingests them (westd), sends each set to the others
+ * with its solve options (an order), all solve, and rank 0 gathers the
+ * field, publishes and writes it.  Without MPI, or with one process,
+ * there is one rank (0) and these do nothing.
  */
 #ifndef WEST_RANKS_H
 #define WEST_RANKS_H
 
 #include <stddef.h>
 
+#include "model.h"
 #include "obs.h"
 #include "status.h"
 
-/* MPI_Init when built with MPI; the number of ranks (1 without MPI). */
+/* MPI_Init_thread (any one thread at a time may call MPI: westd's compute
+ * worker does) when built with MPI; the number of ranks (1 without MPI,
+ * or when MPI cannot give that thread level: then logged). */
 int west_ranks_start(int *argc, char ***argv);
 /* MPI_Finalize after a start. */
 void west_ranks_stop(void);
@@ -31,5 +36,17 @@ void west_ranks_abort(int code);
  */
 enum west_status west_ranks_share_obs(struct west_obs_set *set, int *ok, char *err,
 				      size_t errlen);
+
+/* Rank 0: every other rank is to solve set with o (they wait in
+ * west_ranks_wait); or to stop. */
+enum west_status west_ranks_order_solve(const struct west_obs_set *set,
+					const struct west_solve_opts *o, char *err,
+					size_t errlen);
+void west_ranks_order_stop(void);
+
+/* The other ranks: wait for rank 0's next order; 1 to solve *set (rank
+ * 0's, replacing *set) with *o, 0 to stop, and 0 on a failure (err). */
+int west_ranks_wait(struct west_obs_set *set, struct west_solve_opts *o, char *err,
+		    size_t errlen);
 
 #endif

@@ -1,13 +1,14 @@
 #!/bin/sh
 # mpi_ranks.sh (TAP): one field over MPI ranks (docs/design.md section 5)
 # is the one-rank field bit for bit: tests/test_mpi under mpirun (1-3: each
-# solver through the CPU backend), and `mpirun west run` against `west run`
-# (4: the snapshots' winds).  3 ranks on however many cores there are
-# (--oversubscribe), one OpenMP thread each.  Skips in a build without MPI
-# (configure --with-mpi).
-echo "1..4"
+# solver through the CPU backend), `mpirun west run` against `west run`
+# (4: the snapshots' winds), and westd under mpirun against westd alone
+# (5: /v1/status's partitions, the wind at a point).  3 ranks on however
+# many cores there are (--oversubscribe), one OpenMP thread each.  Skips in
+# a build without MPI (configure --with-mpi).
+echo "1..5"
 if [ "$west_mpi" != yes ]; then
-	for n in 1 2 3 4; do
+	for n in 1 2 3 4 5; do
 		echo "ok $n - MPI ranks # SKIP this build has no MPI (configure --with-mpi=yes; Debian: libopenmpi-dev openmpi-bin)"
 	done
 	exit 0
@@ -47,4 +48,53 @@ then
 else
 	echo "not ok 4 - mpirun -np 3 west run writes the one-process snapshot's winds bit for bit"
 	tail -n 5 "$tmp/one.log" "$tmp/three.log" "$tmp/cmp.log" 2>/dev/null | sed 's/^/# /'
+fi
+
+# westd: alone, then under mpirun; each answers one POST with a field, and
+# the point's wind and the partitions are read back.
+port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+daemon() {   # daemon OUT [mpi]: start, post, read, stop
+	out=$1
+	shift
+	"$@" "$top_builddir/westd" --foreground --set terrain="$top_srcdir/data/default.asc" \
+		--set listen="127.0.0.1:$port" --set obs_max_age=0 >"$out.log" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do
+		curl -sf "http://127.0.0.1:$port/livez" >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	curl -s -X POST -H 'Content-Type: application/json' \
+		--data-binary @"$top_srcdir/data/obs/default.json" \
+		"http://127.0.0.1:$port/v1/observations" >"$out.post" 2>&1
+	for i in $(seq 150); do
+		curl -s "http://127.0.0.1:$port/v1/status" >"$out.status" 2>/dev/null
+		grep -q '"version":1' "$out.status" && break
+		sleep 0.2
+	done
+	curl -s "http://127.0.0.1:$port/v1/field/point?x=504850&y=4652050&z=10" >"$out.point"
+	kill -TERM $pid
+	wait $pid 2>/dev/null
+}
+daemon "$tmp/alone"
+daemon "$tmp/ranks" mpi
+if "$py" - "$tmp/alone" "$tmp/ranks" >"$tmp/d.log" 2>&1 <<'PY'
+import json
+import sys
+a, b = sys.argv[1], sys.argv[2]
+pa, pb = (json.load(open(x + ".point")) for x in (a, b))
+sa, sb = (json.load(open(x + ".status")) for x in (a, b))
+parts = (sa["backend"]["partitions"], sb["backend"]["partitions"])
+if parts != (1, 3):
+    sys.exit(f"partitions {parts}, expected (1, 3)")
+for k in ("u", "v", "w"):
+    if pa[k] != pb[k]:
+        sys.exit(f"{k}: {pb[k]!r} over 3 ranks, {pa[k]!r} alone")
+print("same wind")
+PY
+then
+	echo "ok 5 - westd under mpirun -np 3 serves the one-process field (3 partitions)"
+else
+	echo "not ok 5 - westd under mpirun -np 3 serves the one-process field (3 partitions)"
+	tail -n 5 "$tmp/d.log" "$tmp/alone.log" "$tmp/ranks.log" "$tmp/ranks.post" 2>/dev/null |
+		sed 's/^/# /'
 fi
