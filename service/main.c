@@ -277,9 +277,16 @@ int main(int argc, char **argv)
 {
 	static struct westd d;   /* large: not on the stack */
 	struct args a = { 0 };
-	int rc, report_fd = -1;
+	int rc, report_fd = -1, ranks;
+	sigset_t stop;
 
-	int ranks = west_ranks_start(&argc, &argv);
+	/* blocked before MPI starts its threads, so that they never take
+	 * them (run() reads them from a signalfd; without mpirun MPI is not
+	 * started at all) */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM), sigaddset(&stop, SIGINT), sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	ranks = west_ranks_start(&argc, &argv);
 
 	west_log_init("westd");
 	if ((rc = parse_args(argc, argv, &a, &d)) || (rc = load_config(&d))) {

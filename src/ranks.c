@@ -14,11 +14,19 @@
 
 static int started, me, count = 1;
 
+/* Whether an MPI launcher (mpirun, mpiexec, srun) started this process:
+ * Open MPI's, PMIx's and MPICH's environment. */
+static int launched(void)
+{
+	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
+}
+
 int west_ranks_start(int *argc, char ***argv)
 {
 #ifdef WEST_HAVE_MPI
 	int level = 0;
-	if (!started && MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &level) == MPI_SUCCESS) {
+	if (!started && launched() &&
+	    MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &level) == MPI_SUCCESS) {
 		started = 1;
 		MPI_Comm_rank(MPI_COMM_WORLD, &me);
 		MPI_Comm_size(MPI_COMM_WORLD, &count);

@@ -18,8 +18,9 @@
 #include "status.h"
 
 /* MPI_Init_thread (any one thread at a time may call MPI: westd's compute
- * worker does) when built with MPI; the number of ranks (1 without MPI,
- * or when MPI cannot give that thread level: then logged). */
+ * worker does) when built with MPI and started by an MPI launcher (a
+ * process started alone does not touch MPI); the number of ranks (1
+ * otherwise).  Ends the job when MPI cannot give that thread level. */
 int west_ranks_start(int *argc, char ***argv);
 /* MPI_Finalize after a start. */
 void west_ranks_stop(void);

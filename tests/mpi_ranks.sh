@@ -57,16 +57,17 @@ daemon() {   # daemon OUT [mpi]: start, post, read, stop
 	out=$1
 	shift
 	"$@" "$top_builddir/westd" --foreground --set terrain="$top_srcdir/data/default.asc" \
-		--set listen="127.0.0.1:$port" --set obs_max_age=0 >"$out.log" 2>&1 &
+		--set listen="127.0.0.1:$port" --set obs_max_age=0 --set state_dir="$out.state" \
+		>"$out.log" 2>&1 &
 	pid=$!
-	for i in $(seq 100); do
+	for i in $(seq 300); do   # up to a minute (a loaded machine)
 		curl -sf "http://127.0.0.1:$port/livez" >/dev/null 2>&1 && break
 		sleep 0.2
 	done
 	curl -s -X POST -H 'Content-Type: application/json' \
 		--data-binary @"$top_srcdir/data/obs/default.json" \
 		"http://127.0.0.1:$port/v1/observations" >"$out.post" 2>&1
-	for i in $(seq 150); do
+	for i in $(seq 300); do
 		curl -s "http://127.0.0.1:$port/v1/status" >"$out.status" 2>/dev/null
 		grep -q '"version":1' "$out.status" && break
 		sleep 0.2
