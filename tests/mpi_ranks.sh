@@ -53,9 +53,11 @@ fi
 # westd: alone, then under mpirun; each answers one POST with a field, and
 # the point's wind and the partitions are read back.
 port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-daemon() {   # daemon OUT [mpi]: start, post, read, stop
+daemon() {   # daemon OUT [LAUNCHER...]: start, post, read, stop
 	out=$1
 	shift
+	# the launcher's own process is $! (not a subshell), so that TERM
+	# reaches it: timeout passes it to mpirun, mpirun to the ranks
 	"$@" "$top_builddir/westd" --foreground --set terrain="$top_srcdir/data/default.asc" \
 		--set listen="127.0.0.1:$port" --set obs_max_age=0 --set state_dir="$out.state" \
 		>"$out.log" 2>&1 &
@@ -77,7 +79,7 @@ daemon() {   # daemon OUT [mpi]: start, post, read, stop
 	wait $pid 2>/dev/null
 }
 daemon "$tmp/alone"
-daemon "$tmp/ranks" mpi
+daemon "$tmp/ranks" timeout 600 "$west_mpirun" --oversubscribe -np 3
 if "$py" - "$tmp/alone" "$tmp/ranks" >"$tmp/d.log" 2>&1 <<'PY'
 import json
 import sys
