@@ -401,8 +401,6 @@ static enum west_status open_backend(struct westd *d, char *err, size_t errlen)
 	enum west_status st;
 
 	st = west_backend_choice_of(&d->conf, &choice, err, errlen);
-	if (!st && west_ranks_count() > 1 && choice == WEST_BACKEND_AUTO)
-		choice = WEST_BACKEND_CPU;   /* MPI ranks compute on their CPUs */
 	if (!st)
 		st = west_backend_select(choice, &d->be, d->backend_note,
 					 sizeof d->backend_note, err, errlen);

@@ -301,8 +301,6 @@ int west_cli_setup_backend(const struct west_config *c, const struct west_grid *
 	enum west_status st;
 
 	st = west_backend_choice_of(c, &choice, err, sizeof err);
-	if (!st && west_ranks_count() > 1 && choice == WEST_BACKEND_AUTO)
-		choice = WEST_BACKEND_CPU;   /* MPI ranks compute on their CPUs */
 	if (!st)
 		st = west_backend_select(choice, &s->be, s->note, sizeof s->note, err,
 					 sizeof err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "ranks.h"
 
 static const struct west_backend *const registry[] = {
 	&west_backend_cpu,
@@ -72,7 +73,9 @@ enum west_status west_backend_choice_of(const struct west_config *c,
 	*out = (enum west_backend_choice)c->backend;
 	if (west_devices_parse(c->devices, &d, why, sizeof why))
 		return west_fail(err, errlen, WEST_ERR_INVALID, "devices: %s", why);
-	if (!d.n)
+	if (west_ranks_count() > 1 && *out == WEST_BACKEND_AUTO)
+		*out = WEST_BACKEND_CPU;   /* MPI ranks compute on their CPUs */
+	if (!d.n || west_ranks_count() > 1)   /* under mpirun: a slab per rank */
 		return WEST_OK;
 	want = d.cuda ? WEST_BACKEND_CUDA : WEST_BACKEND_CPU;
 	if (*out != WEST_BACKEND_AUTO && *out != want)
