@@ -14,12 +14,14 @@
 
 static int started, me, count = 1;
 
+#ifdef WEST_HAVE_MPI
 /* Whether an MPI launcher (mpirun, mpiexec, srun) started this process:
  * Open MPI's, PMIx's and MPICH's environment. */
 static int launched(void)
 {
 	return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") || getenv("PMI_SIZE");
 }
+#endif
 
 int west_ranks_start(int *argc, char ***argv)
 {
