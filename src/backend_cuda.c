@@ -81,6 +81,14 @@ struct cuda_state {
 	/* download staging */
 	void *stage[2];
 	cudaEvent_t done[2];
+	/* u and v of a page-locked field come down on `copy` while step 9
+	 * runs (uv_final): uv_field is the field they go to, uv_started set
+	 * while they are in flight */
+	cudaStream_t copy;
+	cudaEvent_t uv_ready;
+	struct west_field *uv_field;
+	int uv_started;
+	int uv_early;                 /* WEST_CUDA_EARLY_UV is not "0" */
 };
 
 static double now_seconds(void)
@@ -302,6 +310,12 @@ static enum west_status cuda_init(void **state, char *err, size_t errlen)
 				 "cuda backend: WEST_CUDA_GRAPHS=%s: unknown (0 or 1, or unset)",
 				 graphs);
 	s->graphs = !graphs || strcmp(graphs, "0");
+	const char *early = getenv("WEST_CUDA_EARLY_UV");
+	if (early && early[0] && strcmp(early, "0") && strcmp(early, "1"))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "cuda backend: WEST_CUDA_EARLY_UV=%s: unknown (0 or 1, or unset)",
+				 early);
+	s->uv_early = !early || strcmp(early, "0");
 	WEST_CUDA_TRY(cudaSetDevice(s->device), err, errlen);
 	WEST_CUDA_TRY(cudaGetDeviceProperties(&p, s->device), err, errlen);
 	snprintf(s->name, sizeof s->name, "%s", p.name);
@@ -312,6 +326,9 @@ static enum west_status cuda_init(void **state, char *err, size_t errlen)
 		WEST_CUDA_TRY(cudaEventCreateWithFlags(&s->done[b], cudaEventDisableTiming),
 			      err, errlen);
 	}
+	WEST_CUDA_TRY(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking), err, errlen);
+	WEST_CUDA_TRY(cudaEventCreateWithFlags(&s->uv_ready, cudaEventDisableTiming), err,
+		      errlen);
 	return WEST_OK;
 }
 
@@ -358,6 +375,10 @@ static void cuda_free(void *state)
 		if (s->done[b])
 			cudaEventDestroy(s->done[b]);
 	}
+	if (s->copy)
+		cudaStreamDestroy(s->copy);
+	if (s->uv_ready)
+		cudaEventDestroy(s->uv_ready);
 	free(s);
 }
 
@@ -610,6 +631,36 @@ static enum west_status download(struct cuda_state *s, void *dst, const void *sr
 	return st;
 }
 
+/* uv_final (model.h) for a page-locked field: u and v are final once
+ * step 8 is done; they come down on the copy stream while step 9 and the
+ * last norms run on the compute stream. */
+static enum west_status uv_down(void *ctx)
+{
+	struct cuda_state *s = ctx;
+	struct west_field *f = s->uv_field;
+	const struct west_grid *g = s->grid;
+
+	WEST_CUDA_LOG(cudaEventRecord(s->uv_ready, cudaStreamPerThread));
+	WEST_CUDA_LOG(cudaStreamWaitEvent(s->copy, s->uv_ready, 0));
+	WEST_CUDA_LOG(cudaMemcpyAsync(f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float),
+				      cudaMemcpyDeviceToHost, s->copy));
+	s->uv_started = 1;
+	WEST_CUDA_LOG(cudaMemcpyAsync(f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float),
+				      cudaMemcpyDeviceToHost, s->copy));
+	return WEST_OK;
+}
+
+/* The copies uv_down started, complete (also after a failed run: the
+ * field's buffer is not given back while they write into it). */
+static enum west_status uv_wait(struct cuda_state *s, char *err, size_t errlen)
+{
+	if (!s->uv_started)
+		return WEST_OK;
+	s->uv_started = 0;
+	WEST_CUDA_TRY(cudaStreamSynchronize(s->copy), err, errlen);
+	return WEST_OK;
+}
+
 /* The field's arrays from the device: into page-locked memory (a pool's
  * buffer: fieldpool.h) by one asynchronous copy each, waited for at once;
  * into other memory through the staging buffers. */
@@ -618,19 +669,19 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
 {
 	const struct west_grid *g = s->grid;
 	enum west_status st;
-	if (f->pinned) {
+	if (f->pinned) {   /* straight in; u and v perhaps on their way (uv_down) */
 		struct { void *dst; const void *src; size_t bytes; } a[] = {
-			{ f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float) },
-			{ f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float) },
 			{ f->w, s->d.w, west_grid_nzfaces(g) * sizeof(float) },
 			{ f->stability, s->d.cls, g->nx * g->ny },
+			{ f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float) },
+			{ f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float) },
 		};
-		for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
+		for (size_t i = 0; i < (s->uv_started ? 2 : 4); i++)
 			WEST_CUDA_TRY(cudaMemcpyAsync(a[i].dst, a[i].src, a[i].bytes,
 						      cudaMemcpyDeviceToHost, cudaStreamPerThread),
 				      err, errlen);
 		WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
-		return WEST_OK;
+		return uv_wait(s, err, errlen);
 	}
 	if ((st = download(s, f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float), err, errlen)) ||
 	    (st = download(s, f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float), err, errlen)) ||
@@ -676,17 +727,22 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 	struct west_work wk = {
 		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
 		.mg = &s->mg, .vgraph = s->graphs ? &s->vgraph : NULL,
+		.uv_final = f->pinned && s->uv_early ? uv_down : NULL, .uv_ctx = s,
 		.land_seconds = s->land_seconds,
 		.transparency_seconds = s->transparency_seconds,
 	};
 	ro.eta = west_model_eta(opts, obs);
+	s->uv_field = f;
 	if ((st = cuda_hierarchy(s, o, err, errlen)) ||
 	    (st = reserve_stations(s, obs->n, err, errlen)) ||
 	    (st = upload_stations(s, obs, o, &wk, err, errlen)) ||
 	    (st = west_model_solve(&west_kernels_cuda, &wk, g, o, west_obs_max_speed(obs),
 				   &f->report, progress, ctx, err, errlen)) ||
-	    (st = download_field(s, f, err, errlen)))
+	    (st = download_field(s, f, err, errlen))) {
+		char ignore[WEST_ERRLEN];
+		uv_wait(s, ignore, sizeof ignore);
 		return st;
+	}
 	f->valid_time = obs->valid_time;
 	memcpy(f->power_exponent, west_power_exponents(o->land_use), sizeof f->power_exponent);
 	f->report.total_seconds = now_seconds() - t0;
@@ -696,9 +752,10 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 static void cuda_describe(void *state, char *buf, size_t len)
 {
 	struct cuda_state *s = state;
-	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s",
+	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s%s",
 		 s->device, s->name, s->cc_major, s->cc_minor, s->sms,
-		 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs");
+		 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs",
+		 s->uv_early ? "" : ", u and v after the run");
 }
 
 static size_t cuda_device_bytes(void *state)

@@ -207,6 +207,10 @@ struct west_work {
 	float *u, *v, *w;           /* the field's faces */
 	const struct west_mg *mg;   /* the potential solvers' hierarchy (its
 				       arrays in the backend's memory) */
+	/* Called once step 8 is done, before step 9 (which writes only w):
+	 * the backend may start bringing u and v down then (NULL: none). */
+	enum west_status (*uv_final)(void *ctx);
+	void *uv_ctx;
 	void **vgraph;              /* where the backend keeps the multigrid
 				       V-cycle recorded for mg (graph_begin),
 				       *vgraph NULL until then; NULL: not

@@ -41,6 +41,7 @@
  * alike in every configuration.  Each test frees what it allocated.
  */
 #include "backend_fixture.h"
+#include "fieldpool.h"
 #include "gpu.h"
 
 #define NITER 200        /* iterations of the sor runs */
@@ -392,7 +393,65 @@ static void backend_multigrid(const struct bcase *c)
 	west_obs_set_free(&obs);
 }
 
+/*
+ * Into a page-locked field (a pool's, as the daemon's: u and v come down
+ * on a copy stream while step 9 runs) and into a pageable one (staged,
+ * after the run): the same field bit for bit, with one partition and in
+ * two slabs (whose download takes every array at the end), on a grid of
+ * 128 x 192 x 12 (two slabs need 32768 cells each on the first coarse
+ * level) under c's stations.
+ */
+static void backend_pinned(const struct bcase *c)
+{
+	const struct west_backend *be = cuda();
+	struct west_solve_opts o;
+	struct west_field plain, f;
+	struct west_grid big;
+	char err[WEST_ERRLEN] = "";
+
+	fix_grid(&big, 128, 192, 100.0, 12, 25.0, 180.0, 700.0);
+	void *state = be_open(be, &big);
+	const struct west_grid *g = &big;
+
+	fix_opts(&o, 0, 1e-5, 1.25, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	o.eta = MG_ETA;
+	be_run(be, state, g, &c->obs, &o, &plain);
+	cr_assert_eq(plain.pinned, 0);
+	for (int parts = 1; parts <= 2; parts++) {
+		struct west_field_pool *pool = west_field_pool_new(be->host, 1);
+		cr_assert_not_null(pool);
+		cr_assert_eq(west_field_pool_get(pool, &f, g, err, sizeof err), WEST_OK, "%s",
+			     err);
+		cr_assert_eq(f.pinned, 1, "the CUDA backend's pool gives page-locked fields");
+		memset(f.u, 0xFF, west_grid_nxfaces(g) * sizeof(float));
+		memset(f.v, 0xFF, west_grid_nyfaces(g) * sizeof(float));
+		memset(f.w, 0xFF, west_grid_nzfaces(g) * sizeof(float));
+		o.partitions = parts;
+		cr_assert_eq(be->run(state, &c->obs, &o, &f, NULL, NULL, err, sizeof err), WEST_OK,
+			     "%s: %s", context, err);
+		cr_expect_eq(memcmp(f.u, plain.u, west_grid_nxfaces(g) * sizeof(float)), 0,
+			     "%s, %d partitions: u", context, parts);
+		cr_expect_eq(memcmp(f.v, plain.v, west_grid_nyfaces(g) * sizeof(float)), 0,
+			     "%s, %d partitions: v", context, parts);
+		cr_expect_eq(memcmp(f.w, plain.w, west_grid_nzfaces(g) * sizeof(float)), 0,
+			     "%s, %d partitions: w", context, parts);
+		west_field_free(&f);
+		west_field_pool_release(pool);
+	}
+	west_field_free(&plain);
+	be->free(state);
+	west_grid_free(&big);
+}
+
 /* ---- the tests -------------------------------------------------------------- */
+
+Test(cuda_backend, page_locked_field_is_the_staged_field)
+{
+	gpu_skip_unless_usable();
+	run_cases(backend_pinned, 1);
+}
+
 
 Test(cuda_backend, run_matches_cpu)
 {
