@@ -342,15 +342,23 @@ enum west_status west_devices_parse(const char *v, struct west_devices *d, char 
 	return WEST_OK;
 }
 
-static enum west_status parse_devices(const struct conf_ctx *x, const struct conf_row *r,
-				      const char *v, struct west_config *c)
+/* A string value that check accepts (its message names the problem). */
+static enum west_status parse_checked(const struct conf_ctx *x, const struct conf_row *r,
+				      const char *v, struct west_config *c,
+				      enum west_status (*check)(const char *v, char *why,
+								size_t whylen))
 {
-	struct west_devices d;
 	char why[WEST_ERRLEN];
-	if (west_devices_parse(v, &d, why, sizeof why))
+	if (check(v, why, sizeof why))
 		return west_fail(x->err, x->errlen, WEST_ERR_INVALID, "%s: %s: %s", x->where,
 				 r->name, why);
 	return parse_string(x, r, v, c);
+}
+
+static enum west_status check_devices(const char *v, char *why, size_t whylen)
+{
+	struct west_devices d;
+	return west_devices_parse(v, &d, why, whylen);
 }
 
 enum west_status west_weights_parse(const char *v, double w[16], int *n, char *err,
@@ -382,16 +390,11 @@ enum west_status west_weights_parse(const char *v, double w[16], int *n, char *e
 	}
 }
 
-static enum west_status parse_weights(const struct conf_ctx *x, const struct conf_row *r,
-				      const char *v, struct west_config *c)
+static enum west_status check_weights(const char *v, char *why, size_t whylen)
 {
 	double w[16];
 	int n;
-	char why[WEST_ERRLEN];
-	if (west_weights_parse(v, w, &n, why, sizeof why))
-		return west_fail(x->err, x->errlen, WEST_ERR_INVALID, "%s: %s: %s", x->where,
-				 r->name, why);
-	return parse_string(x, r, v, c);
+	return west_weights_parse(v, w, &n, why, whylen);
 }
 
 static enum west_status not_one_of(const struct conf_ctx *x,
@@ -607,8 +610,8 @@ static enum west_status parse_value(const struct conf_ctx *x,
 	switch (r->type) {
 	case CONF_STRING: return parse_string(x, r, v, c);
 	case CONF_ENUM: return parse_enum(x, r, v, c);
-	case CONF_DEVICES: return parse_devices(x, r, v, c);
-	case CONF_WEIGHTS: return parse_weights(x, r, v, c);
+	case CONF_DEVICES: return parse_checked(x, r, v, c, check_devices);
+	case CONF_WEIGHTS: return parse_checked(x, r, v, c, check_weights);
 	case CONF_LOGLEVEL: return parse_loglevel(x, r, v, c);
 	case CONF_LONG:
 	case CONF_LLONG: return parse_integer(x, r, v, c);
