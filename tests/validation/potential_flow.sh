@@ -23,7 +23,7 @@ mode=${2:-full}
 mkvar() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
 src=$(cd "$(mkvar abs_top_srcdir)" && pwd)
 cc=$(mkvar CC)
-libs="$(mkvar NETCDF_LIBS) $(mkvar JANSSON_LIBS) $(mkvar CUDA_LIBS) $(mkvar MPI_LIBS) $(mkvar OPENMP_CFLAGS)"
+libs="$(mkvar NETCDF_LIBS) $(mkvar JANSSON_LIBS) $(mkvar GDAL_LIBS) $(mkvar CUDA_LIBS) $(mkvar MPI_LIBS) $(mkvar OPENMP_CFLAGS)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/potential_flow.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
