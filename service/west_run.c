@@ -150,6 +150,9 @@ static void print_report(const struct west_report *r)
 		printf(" %s %.2f ms%s", west_step_key(s), 1e3 * r->step_seconds[s],
 		       s + 1 < WEST_NSTEPS ? "," : "\n");
 	printf("total    %.2f ms (h %g m, U_ref %g m/s)\n", 1e3 * r->total_seconds, r->h, r->u_ref);
+	if (r->partitions > 1)
+		printf("parts    %d slabs, %.2f ms in their exchanges\n", r->partitions,
+		       1e3 * r->exchange_seconds);
 }
 
 static void print_run_table(const struct run_ctx *x, const char *terrain)

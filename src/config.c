@@ -81,6 +81,7 @@ static const char *const land_use_words[] = { "rural", "urban", NULL };
 static const char *const faces_words[] = { "cut", "staircase", NULL };
 static const char *const indexing_words[] = { "masked", "compact", NULL };
 static const char *const solver_words[] = { "multigrid", "sor", "sor-potential", NULL };
+static const char *const exchange_words[] = { "overlap", "blocking", NULL };
 
 static const struct conf_row rows[] = {
 	[WEST_CONF_TERRAIN] = {
@@ -128,6 +129,10 @@ static const struct conf_row rows[] = {
 		"weights", CONF_WEIGHTS, FIELD(weights), 0, 0, 0, NULL, "auto", 0,
 		"the partitions' shares of the rows: auto (even; MPI ranks: by measured speed) "
 		"or a number > 0 per partition" },
+	[WEST_CONF_EXCHANGE] = {
+		"exchange", CONF_ENUM, FIELD(exchange), 0, 0, 0, exchange_words, "overlap", 1,
+		"halo exchange between MPI ranks: overlap (messages in flight while the "
+		"inner rows are smoothed) or blocking (same field)" },
 	[WEST_CONF_LOG_LEVEL] = {
 		"log_level", CONF_LOGLEVEL, FIELD(log_level), 0, 0, 0, NULL, "info",
 		1, "most verbose level logged" },

@@ -27,7 +27,7 @@
 /* The choice-valued keys hold the values of their modules' enums, in the
  * order of the choices their rows list: enum west_backend_choice
  * (backend.h), west_nodata_rule (terrain.h), west_terrain_faces (grid.h),
- * west_land_use, west_solver and west_indexing (model.h). */
+ * west_land_use, west_solver, west_indexing and west_exchange (model.h). */
 
 /* Indices of the table rows, in table order; used for west_config.set[]. */
 enum west_conf_key {
@@ -45,6 +45,7 @@ enum west_conf_key {
 	WEST_CONF_BACKEND,
 	WEST_CONF_DEVICES,
 	WEST_CONF_WEIGHTS,
+	WEST_CONF_EXCHANGE,
 	WEST_CONF_LOG_LEVEL,
 	WEST_CONF_MAX_STATIONS,
 	WEST_CONF_ALLOW_OUTSIDE,
@@ -110,6 +111,7 @@ struct west_config {
 	double omega;                       /* SOR relaxation factor, (0, 2) */
 	double eta;                         /* (alpha1 / alpha2)^2; NaN = auto */
 	int indexing;                       /* enum west_indexing */
+	int exchange;                       /* enum west_exchange */
 	long check_interval;                /* iterations between convergence checks */
 	/* the daemon (westd) */
 	char listen[256];                   /* "HOST:PORT", "[V6]:PORT" */

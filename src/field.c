@@ -126,7 +126,8 @@ json_t *west_report_json(const struct west_report *r)
 	for (int s = 0; s < WEST_NSTEPS; s++)
 		json_object_set_new(sec, west_step_key(s), json_real(r->step_seconds[s]));
 	json_object_set_new(sec, "total", json_real(r->total_seconds));
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:f, s:o, s:o, s:o, s:o}",
+	json_object_set_new(sec, "exchange", json_real(r->exchange_seconds));
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:f, s:o, s:o, s:o, s:o, s:i}",
 			 "backend", r->backend, "solver", r->solver,
 			 "indexing", r->indexing, "omega", r->omega, "eta", r->eta,
 			 "tolerance", r->tolerance,
@@ -135,5 +136,6 @@ json_t *west_report_json(const struct west_report *r)
 			 "converged", r->converged, "h", r->h, "u_ref", r->u_ref,
 			 "start", convergence_json(&r->start),
 			 "end", convergence_json(&r->end),
-			 "final", convergence_json(&r->final), "seconds", sec);
+			 "final", convergence_json(&r->final), "seconds", sec,
+			 "partitions", r->partitions > 1 ? r->partitions : 1);
 }

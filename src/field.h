@@ -70,6 +70,12 @@ struct west_report {
 	double step_seconds[WEST_NSTEPS];
 	double total_seconds;           /* the whole run: the steps, and on a GPU
 					 * the station upload and field download */
+	int partitions;                 /* the slabs it was solved in (parts.h) */
+	double exchange_seconds;        /* of the steps' time, the wall time spent
+					 * in the partitions' exchanges (parts.h;
+					 * 0 for one): on MPI ranks the waits for
+					 * messages, in one process the copies'
+					 * queueing (on a GPU not their run) */
 };
 
 struct west_field {

@@ -27,6 +27,7 @@ void west_solve_opts_from_config(struct west_solve_opts *o,
 	o->indexing = (enum west_indexing)c->indexing;
 	o->check_interval = c->check_interval;
 	o->land_use = (enum west_land_use)c->land_use;
+	o->exchange = (enum west_exchange)c->exchange;
 	struct west_devices d;
 	char ignore[WEST_ERRLEN];
 	o->partitions = west_devices_parse(c->devices, &d, ignore, sizeof ignore) || d.n < 2 ?
@@ -265,8 +266,12 @@ enum west_status west_model_solve_parts(struct west_parts *ps, const struct west
 				 o->eta);
 	report_init(r, g, o, u_ref);
 	snprintf(r->backend, sizeof r->backend, "%s", ps->part[0].ops->backend);
+	ps->overlap = o->exchange == WEST_EXCHANGE_OVERLAP;
+	ps->exchange_seconds = 0.0;
 	st = steps(&x, o);
 	r->total_seconds = now_seconds() - t_start;
+	r->partitions = ps->n;
+	r->exchange_seconds = ps->exchange_seconds;
 	if (st)
 		return west_fail(err, errlen, st, "model: %s failed",
 				 west_step_name(x.step));

@@ -45,6 +45,9 @@ enum west_land_use { WEST_LAND_RURAL, WEST_LAND_URBAN };
  * indexing). */
 enum west_solver { WEST_SOLVER_MULTIGRID, WEST_SOLVER_SOR, WEST_SOLVER_SOR_POTENTIAL };
 enum west_indexing { WEST_INDEXING_MASKED, WEST_INDEXING_COMPACT };
+/* How partitions on different MPI ranks exchange halo rows (config
+ * exchange; parts.h): overlapped with the inner rows' smoothing, or not. */
+enum west_exchange { WEST_EXCHANGE_OVERLAP, WEST_EXCHANGE_BLOCKING };
 
 struct west_solve_opts {
 	enum west_solver solver;
@@ -59,6 +62,7 @@ struct west_solve_opts {
 				     cuda:0 listed that many times); 0 or 1: one */
 	int nweights;             /* config weights: 0 (auto), or one per slab */
 	double weights[16];
+	enum west_exchange exchange;
 };
 
 void west_solve_opts_from_config(struct west_solve_opts *o,

@@ -79,6 +79,37 @@ static enum west_status swap_runs(const float *sp, size_t spitch, float *rp, siz
 	MPI_Type_free(&tr);
 	return mpi_done(rc, "exchange");
 }
+
+/* The messages a rank has in flight (west_parts_halo_post): a halo row
+ * each way with each of its two neighbours at most. */
+#define PENDING_MAX 4
+struct pending {
+	int n;
+	MPI_Request req[PENDING_MAX];
+	MPI_Datatype type[PENDING_MAX];
+};
+
+/* Post the runs of swap_runs without waiting: into ps->pending. */
+static enum west_status post_runs(struct west_parts *ps, const float *sp, size_t spitch,
+				  float *rp, size_t rpitch, size_t count, size_t n, int with)
+{
+	struct pending *m = ps->pending;
+	int rc;
+
+	if (!m && !(m = ps->pending = calloc(1, sizeof *m)))
+		return WEST_ERR_NOMEM;
+	if (m->n + 2 > PENDING_MAX)
+		abort();   /* more than two neighbours: not a cut into slabs */
+	m->type[m->n] = runs(count, n, rpitch);
+	rc = MPI_Irecv(rp, 1, m->type[m->n], with, 0, MPI_COMM_WORLD, &m->req[m->n]);
+	m->n++;
+	if (rc != MPI_SUCCESS)
+		return mpi_done(rc, "receive");
+	m->type[m->n] = runs(count, n, spitch);
+	rc = MPI_Isend(sp, 1, m->type[m->n], with, 0, MPI_COMM_WORLD, &m->req[m->n]);
+	m->n++;
+	return mpi_done(rc, "send");
+}
 #else
 static enum west_status no_mpi(void)
 {
@@ -520,6 +551,7 @@ void west_parts_free(struct west_parts *ps)
 			free_part(q);
 	free(ps->stage);
 	free(ps->sums);
+	free(ps->pending);
 	memset(ps, 0, sizeof *ps);
 }
 
@@ -622,7 +654,21 @@ struct west_part *west_parts_mine(struct west_parts *ps)
 	return NULL;
 }
 
-enum west_status west_parts_share_rows(struct west_parts *ps)
+static double clock_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* st, with the time since t0 added to ps's exchange time. */
+static enum west_status spent(struct west_parts *ps, double t0, enum west_status st)
+{
+	ps->exchange_seconds += clock_now() - t0;
+	return st;
+}
+
+static enum west_status share_rows(struct west_parts *ps)
 {
 #ifdef WEST_HAVE_MPI
 	int counts[WEST_MAX_PARTS], starts[WEST_MAX_PARTS];
@@ -639,8 +685,7 @@ enum west_status west_parts_share_rows(struct west_parts *ps)
 #endif
 }
 
-enum west_status west_parts_share_norms(struct west_parts *ps,
-					double norms[WEST_MAX_PARTS][2])
+static enum west_status share_norms(struct west_parts *ps, double norms[WEST_MAX_PARTS][2])
 {
 #ifdef WEST_HAVE_MPI
 	if (west_ranks_count() < 2 || ps->n < 2)
@@ -653,7 +698,9 @@ enum west_status west_parts_share_norms(struct west_parts *ps,
 #endif
 }
 
-enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
+/* Level L's halo rows of colour c, the messages between ranks posted
+ * (west_parts_halo_post) when `post`, else exchanged at once. */
+static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 {
 	enum west_status st = WEST_OK;
 	for (int p = 0; p + 1 < ps->n && !st; p++) {
@@ -668,17 +715,58 @@ enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
 			continue;
 		}
 #ifdef WEST_HAVE_MPI
-		if (ll)   /* its top own row out, the row above in */
-			st = swap_runs(row_at(ll->e, ll, lo->jg[L], c, b - 1), ll->hx * ll->ny,
-				       row_at(ll->e, ll, lo->jg[L], c, b), ll->hx * ll->ny, ll->nz,
-				       ll->hx, up->rank);
-		else if (ul)
-			st = swap_runs(row_at(ul->e, ul, up->jg[L], c, b), ul->hx * ul->ny,
-				       row_at(ul->e, ul, up->jg[L], c, b - 1), ul->hx * ul->ny,
-				       ul->nz, ul->hx, lo->rank);
+		/* lower side: its top own row out, the row above in; upper side:
+		 * its first own row out, the row below in */
+		const struct west_plevel *l = ll ? ll : ul;
+		struct west_part *q = ll ? lo : up;
+		size_t out = ll ? b - 1 : b, in = ll ? b : b - 1;
+		int with = ll ? up->rank : lo->rank;
+		if (!l)
+			continue;
+		float *sp = row_at(l->e, l, q->jg[L], c, out), *rp = row_at(l->e, l, q->jg[L], c, in);
+		st = post ? post_runs(ps, sp, l->hx * l->ny, rp, l->hx * l->ny, l->nz, l->hx, with)
+			  : swap_runs(sp, l->hx * l->ny, rp, l->hx * l->ny, l->nz, l->hx, with);
+#else
+		(void)post;
 #endif
 	}
 	return st;
+}
+
+enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
+{
+	double t0 = clock_now();
+	return spent(ps, t0, halo(ps, L, c, 0));
+}
+
+enum west_status west_parts_halo_post(struct west_parts *ps, int L, int c)
+{
+	double t0 = clock_now();
+	return spent(ps, t0, halo(ps, L, c, 1));
+}
+
+enum west_status west_parts_halo_wait(struct west_parts *ps)
+{
+	enum west_status st = WEST_OK;
+#ifdef WEST_HAVE_MPI
+	struct pending *m = ps->pending;
+	double t0 = clock_now();
+	if (!m || !m->n)
+		return WEST_OK;
+	st = mpi_done(MPI_Waitall(m->n, m->req, MPI_STATUSES_IGNORE), "wait");
+	for (int i = 0; i < m->n; i++)
+		MPI_Type_free(&m->type[i]);
+	m->n = 0;
+	st = spent(ps, t0, st);
+#else
+	(void)ps;
+#endif
+	return st;
+}
+
+int west_parts_overlaps(const struct west_parts *ps)
+{
+	return ps->overlap && ps->n > 1 && west_ranks_count() > 1;
 }
 
 /* Partition q's face row j (the whole grid's numbering) of v, plane k. */
@@ -687,7 +775,7 @@ static float *face_row(const struct west_part *q, size_t nx, size_t j, size_t k)
 	return q->wk.v + nx * (j - q->jg[0] + (q->wk.kg.ny + 1) * k);
 }
 
-enum west_status west_parts_merge_v(struct west_parts *ps, int c)
+static enum west_status merge_v(struct west_parts *ps, int c)
 {
 	char err[WEST_ERRLEN];
 	enum west_status st = WEST_OK;
@@ -743,7 +831,7 @@ enum west_status west_parts_merge_v(struct west_parts *ps, int c)
 	return st;
 }
 
-enum west_status west_parts_gather(struct west_parts *ps)
+static enum west_status gather(struct west_parts *ps)
 {
 	struct west_part *t = ps->tail ? &ps->tail->part[0] : NULL;
 	const struct west_plevel *tl = t ? &t->mg.lv[0] : NULL;
@@ -757,7 +845,7 @@ enum west_status west_parts_gather(struct west_parts *ps)
 	return st;
 }
 
-enum west_status west_parts_scatter(struct west_parts *ps)
+static enum west_status scatter(struct west_parts *ps)
 {
 	struct west_part *t = ps->tail ? &ps->tail->part[0] : NULL;
 	const struct west_plevel *tl = t ? &t->mg.lv[0] : NULL;
@@ -842,4 +930,37 @@ enum west_status west_parts_solve(struct west_parts **set, const struct west_gri
 	f->valid_time = obs->valid_time;
 	memcpy(f->power_exponent, west_power_exponents(o.land_use), sizeof f->power_exponent);
 	return rc;
+}
+
+/* ------------------------------------------ the exchanges, timed */
+
+enum west_status west_parts_share_rows(struct west_parts *ps)
+{
+	double t0 = clock_now();
+	return spent(ps, t0, share_rows(ps));
+}
+
+enum west_status west_parts_share_norms(struct west_parts *ps,
+					double norms[WEST_MAX_PARTS][2])
+{
+	double t0 = clock_now();
+	return spent(ps, t0, share_norms(ps, norms));
+}
+
+enum west_status west_parts_merge_v(struct west_parts *ps, int c)
+{
+	double t0 = clock_now();
+	return spent(ps, t0, merge_v(ps, c));
+}
+
+enum west_status west_parts_gather(struct west_parts *ps)
+{
+	double t0 = clock_now();
+	return spent(ps, t0, gather(ps));
+}
+
+enum west_status west_parts_scatter(struct west_parts *ps)
+{
+	double t0 = clock_now();
+	return spent(ps, t0, scatter(ps));
 }

@@ -85,6 +85,12 @@ struct west_parts {
 				       those of this rank, the others are
 				       geometry only */
 	double *sums;               /* per-row sums, g->ny */
+	int overlap;                /* the solve's exchange is overlap (model.h)
+				       and the partitions are on MPI ranks:
+				       west_parts_overlaps */
+	void *pending;              /* messages in flight (parts.c) */
+	double exchange_seconds;    /* wall time in the exchanges below since
+				       the solve began */
 };
 
 /* How a set is cut (tests make slabs small to cut many levels), and the
@@ -158,6 +164,20 @@ enum west_status west_parts_share_norms(struct west_parts *ps,
 
 /* Level L's e of colour c on each halo row, from its owner. */
 enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c);
+/*
+ * The same in two halves, for an exchange overlapped with computation:
+ * _post moves the rows that stay in this process and posts the messages
+ * between ranks (non-blocking; the own rows they send must not change and
+ * the halo rows they fill must not be read until _wait returns); _wait
+ * waits for them.  After a failed _post, _wait still ends what was posted.
+ */
+enum west_status west_parts_halo_post(struct west_parts *ps, int L, int c);
+enum west_status west_parts_halo_wait(struct west_parts *ps);
+/* 1 when the solvers overlap the halo exchange of a colour pass with the
+ * pass (ps->overlap): the rows the neighbours take first, then _post, the
+ * other rows, _wait.  Only partitions on MPI ranks do: within one memory
+ * the copies are queued in order with the kernels. */
+int west_parts_overlaps(const struct west_parts *ps);
 /* Velocity form, after the pass of colour c: the y-faces two partitions
  * share, each taken from the side whose cell the pass moved. */
 enum west_status west_parts_merge_v(struct west_parts *ps, int c);

@@ -166,14 +166,58 @@ static enum west_status sor_velocity(struct run *x, const struct west_solve_opts
 	return st;
 }
 
-/* One colour pass over level L of every partition, then its halo rows. */
+/*
+ * The colour pass of p's level L on part of its own rows: `edges`, the
+ * rows its neighbours' halos take (the first own row when a partition is
+ * below, the last when one is above), or the others.  A slab of fewer than
+ * three own rows is passed whole with its edges.  Cells of one colour read
+ * only cells of the other, so the parts give the whole pass's values.
+ */
+static enum west_status pass_rows(const struct west_parts *ps, const struct west_part *p,
+				  int L, float omega, int c, int edges)
+{
+	struct west_plevel l = *level(p, L), e;
+	size_t below = p > ps->part, above = p + 1 < ps->part + ps->n;
+	enum west_status st = WEST_OK;
+
+	if (l.ny - l.jlo - l.jhi < 3)
+		return edges ? p->ops->pot_smooth(&l, omega, colour(p, L, c)) : WEST_OK;
+	if (!edges) {
+		l.jlo += below, l.jhi += above;
+		return p->ops->pot_smooth(&l, omega, colour(p, L, c));
+	}
+	if (below) {
+		e = l, e.jhi = l.ny - l.jlo - 1;
+		st = p->ops->pot_smooth(&e, omega, colour(p, L, c));
+	}
+	if (above && !st) {
+		e = l, e.jlo = l.ny - l.jhi - 1;
+		st = p->ops->pot_smooth(&e, omega, colour(p, L, c));
+	}
+	return st;
+}
+
+/* One colour pass over level L of every partition, and its halo rows: on
+ * MPI ranks with the exchange overlapped (parts.h), the messages travel
+ * while the inner rows are passed. */
 static enum west_status pass(struct west_parts *ps, int L, float omega, int c)
 {
-	enum west_status st;
+	enum west_status st = WEST_OK, sw;
+	if (!west_parts_overlaps(ps)) {
+		EACH(ps, p)
+			if ((st = p->ops->pot_smooth(level(p, L), omega, colour(p, L, c))))
+				return st;
+		return west_parts_halo_e(ps, L, c);
+	}
 	EACH(ps, p)
-		if ((st = p->ops->pot_smooth(level(p, L), omega, colour(p, L, c))))
+		if ((st = pass_rows(ps, p, L, omega, c, 1)))
 			return st;
-	return west_parts_halo_e(ps, L, c);
+	if (!(st = west_parts_halo_post(ps, L, c)))
+		EACH(ps, p)
+			if ((st = pass_rows(ps, p, L, omega, c, 0)))
+				break;
+	sw = west_parts_halo_wait(ps);
+	return st ? st : sw;
 }
 
 static enum west_status zero_e(struct west_parts *ps, int L)

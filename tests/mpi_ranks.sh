@@ -1,14 +1,15 @@
 #!/bin/sh
 # mpi_ranks.sh (TAP): one field over MPI ranks (docs/design.md section 5)
-# is the one-rank field bit for bit: tests/test_mpi under mpirun (1-3: each
-# solver through the CPU backend), `mpirun west run` against `west run`
-# (4: the snapshots' winds), and westd under mpirun against westd alone
-# (5: /v1/status's partitions, the wind at a point).  3 ranks on however
+# is the one-rank field bit for bit: tests/test_mpi under mpirun (1-5: each
+# solver through the CPU backend, the potential solvers with the halo
+# exchange overlapped and blocking), `mpirun west run` against `west run`
+# (6: the snapshots' winds), and westd under mpirun against westd alone
+# (7: /v1/status's partitions, the wind at a point).  3 ranks on however
 # many cores there are (--oversubscribe), one OpenMP thread each.  Skips in
 # a build without MPI (configure --with-mpi).
-echo "1..5"
+echo "1..7"
 if [ "$west_mpi" != yes ]; then
-	for n in 1 2 3 4 5; do
+	for n in 1 2 3 4 5 6 7; do
 		echo "ok $n - MPI ranks # SKIP this build has no MPI (configure --with-mpi=yes; Debian: libopenmpi-dev openmpi-bin)"
 	done
 	exit 0
@@ -44,9 +45,9 @@ for v in ("x_wind", "y_wind", "upward_air_velocity"):
 print("same winds")
 PY
 then
-	echo "ok 4 - mpirun -np 3 west run writes the one-process snapshot's winds bit for bit"
+	echo "ok 6 - mpirun -np 3 west run writes the one-process snapshot's winds bit for bit"
 else
-	echo "not ok 4 - mpirun -np 3 west run writes the one-process snapshot's winds bit for bit"
+	echo "not ok 6 - mpirun -np 3 west run writes the one-process snapshot's winds bit for bit"
 	tail -n 5 "$tmp/one.log" "$tmp/three.log" "$tmp/cmp.log" 2>/dev/null | sed 's/^/# /'
 fi
 
@@ -95,9 +96,9 @@ for k in ("u", "v", "w"):
 print("same wind")
 PY
 then
-	echo "ok 5 - westd under mpirun -np 3 serves the one-process field (3 partitions)"
+	echo "ok 7 - westd under mpirun -np 3 serves the one-process field (3 partitions)"
 else
-	echo "not ok 5 - westd under mpirun -np 3 serves the one-process field (3 partitions)"
+	echo "not ok 7 - westd under mpirun -np 3 serves the one-process field (3 partitions)"
 	tail -n 5 "$tmp/d.log" "$tmp/alone.log" "$tmp/ranks.log" "$tmp/ranks.post" 2>/dev/null |
 		sed 's/^/# /'
 fi

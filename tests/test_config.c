@@ -177,7 +177,8 @@ Test(config, table)
 {
 	static const char *const names[] = {
 		"terrain", "terrain_variable", "terrain_epsg", "nodata", "resolution", "nz", "dz",
-		"levels", "base_altitude", "max_cells", "terrain_faces", "backend", "devices", "weights", "log_level",
+		"levels", "base_altitude", "max_cells", "terrain_faces", "backend", "devices", "weights",
+		"exchange", "log_level",
 		"max_stations", "allow_outside", "land_use", "solver", "iterations",
 		"cycles", "tolerance", "omega", "eta", "indexing", "check_interval",
 		"listen", "http_threads", "max_connections", "per_ip_connections",

@@ -5,7 +5,9 @@
  * solver solves once on rank 0 alone (one partition) and once across
  * every rank (one slab each, through the CPU backend, as `west run` does
  * under mpirun); rank 0 compares the two fields bit for bit (the bound is
- * 0: docs/design.md section 5) and prints the TAP lines.  Not Criterion:
+ * 0: docs/design.md section 5) and prints the TAP lines.  The potential
+ * solvers run with the halo exchange overlapped (the default) and
+ * blocking (config exchange).  Not Criterion:
  * its forked test processes and MPI do not mix.
  */
 #include <math.h>
@@ -104,15 +106,28 @@ static int same(const struct west_grid *g, const struct west_field *a,
 			 a->report.iterations);
 		return 0;
 	}
+	if (b->report.partitions != west_ranks_count() || !(b->report.exchange_seconds > 0)) {
+		snprintf(why, len, "the report gives %d partitions, %g s of exchanges",
+			 b->report.partitions, b->report.exchange_seconds);
+		return 0;
+	}
 	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct { enum west_solver solver; const char *name; } cases[] = {
-		{ WEST_SOLVER_MULTIGRID, "multigrid" },
-		{ WEST_SOLVER_SOR_POTENTIAL, "sor-potential" },
-		{ WEST_SOLVER_SOR, "sor (velocity form)" },
+	static const struct {
+		enum west_solver solver;
+		enum west_exchange exchange;
+		const char *name;
+	} cases[] = {
+		{ WEST_SOLVER_MULTIGRID, WEST_EXCHANGE_OVERLAP, "multigrid, overlapped exchange" },
+		{ WEST_SOLVER_MULTIGRID, WEST_EXCHANGE_BLOCKING, "multigrid, blocking exchange" },
+		{ WEST_SOLVER_SOR_POTENTIAL, WEST_EXCHANGE_OVERLAP,
+		  "sor-potential, overlapped exchange" },
+		{ WEST_SOLVER_SOR_POTENTIAL, WEST_EXCHANGE_BLOCKING,
+		  "sor-potential, blocking exchange" },
+		{ WEST_SOLVER_SOR, WEST_EXCHANGE_OVERLAP, "sor (velocity form)" },
 	};
 	int ranks = west_ranks_start(&argc, &argv), me = west_ranks_me(), failed = 0, ok = 1;
 	struct west_grid g;
@@ -136,6 +151,7 @@ int main(int argc, char **argv)
 			.tolerance = 1e-4, .omega = 1.7, .eta = 1.0,
 			.indexing = WEST_INDEXING_COMPACT, .check_interval = 10,
 			.land_use = WEST_LAND_RURAL, .partitions = 1,
+			.exchange = cases[t].exchange,
 		};
 		struct west_field one, f;
 		char why[256] = "";
