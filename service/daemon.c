@@ -387,9 +387,15 @@ static enum west_status load_grid(const struct west_config *c,
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "out of memory for the grid");
 	}
 	const struct west_grid *n = &(*out)->g;
-	west_log(WEST_LOG_NOTICE, "terrain %s: grid %zu x %zu x %zu cells of %g x %g m, "
-		 "%zu land cells, %s faces (%zu cut cells)", c->terrain, n->nx, n->ny, n->nz,
-		 n->dx, n->dy, n->land_cells, n->cut ? "cut" : "staircase", n->cut_cells);
+	if (!n->land)   /* an MPI rank other than 0 (grid.h) */
+		west_log(WEST_LOG_NOTICE, "terrain %s: grid %zu x %zu x %zu cells of %g x %g m, "
+			 "the columns only (this rank builds its slab)", c->terrain, n->nx,
+			 n->ny, n->nz, n->dx, n->dy);
+	else
+		west_log(WEST_LOG_NOTICE, "terrain %s: grid %zu x %zu x %zu cells of %g x %g m, "
+			 "%zu land cells, %s faces (%zu cut cells)", c->terrain, n->nx, n->ny,
+			 n->nz, n->dx, n->dy, n->land_cells, n->cut ? "cut" : "staircase",
+			 n->cut_cells);
 	return WEST_OK;
 }
 
@@ -785,11 +791,11 @@ int westd_rank_serve(struct westd *d)
 	sigaddset(&stop, SIGTERM), sigaddset(&stop, SIGINT), sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	if (load_grid(&d->conf, &g, err, sizeof err) || be->init(&state, err, sizeof err) ||
-	    be->upload_terrain(state, &g->g, err, sizeof err) ||
-	    west_field_init(&f, &g->g, err, sizeof err)) {
+	    be->upload_terrain(state, &g->g, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
 		west_ranks_abort(1);
 	}
+	west_field_shape(&f, &g->g);   /* the slab's own is in the partition set */
 	west_log(WEST_LOG_NOTICE, "rank %d: solving with rank 0", me);
 	while (west_ranks_wait(&set, &o, err, sizeof err))
 		if (be->run(state, &set, &o, &f, NULL, NULL, err, sizeof err)) {

@@ -119,7 +119,9 @@ static int solve_and_write(struct run_ctx *x)
 	int show = x->o->progress || isatty(STDERR_FILENO);
 
 	west_solve_opts_from_config(&so, x->c);   /* one slab per MPI rank */
-	if (west_field_init(&x->field, &x->grid, err, sizeof err) ||
+	if (west_ranks_me() > 0)   /* rank 0 gathers the field */
+		west_field_shape(&x->field, &x->grid);
+	if ((west_ranks_me() == 0 && west_field_init(&x->field, &x->grid, err, sizeof err)) ||
 	    x->be.be->run(x->be.state, &x->obs, &so, &x->field, show ? progress : NULL,
 			  NULL, err, sizeof err) ||
 	    (west_ranks_me() == 0 &&

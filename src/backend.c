@@ -75,6 +75,10 @@ enum west_status west_backend_choice_of(const struct west_config *c,
 		return west_fail(err, errlen, WEST_ERR_INVALID, "devices: %s", why);
 	if (west_ranks_count() > 1 && *out == WEST_BACKEND_AUTO)
 		*out = WEST_BACKEND_CPU;   /* MPI ranks compute on their CPUs */
+	if (west_ranks_count() > 1 && *out == WEST_BACKEND_CUDA)
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "backend = cuda under mpirun: MPI ranks with GPUs are not built "
+				 "yet (backend = cpu or auto)");
 	if (!d.n || west_ranks_count() > 1)   /* under mpirun: a slab per rank */
 		return WEST_OK;
 	want = d.cuda ? WEST_BACKEND_CUDA : WEST_BACKEND_CPU;

@@ -222,6 +222,10 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 	if (!g || f->nx != g->nx || f->ny != g->ny || f->nz != g->nz)
 		rc = west_fail(err, errlen, WEST_ERR_INVALID,
 			       "cpu backend: no terrain uploaded, or the field is not of its grid");
+	else if (!g->land && o.partitions < 2)
+		rc = west_fail(err, errlen, WEST_ERR_INVALID,
+			       "cpu backend: the grid holds its columns only (grid.h), so it "
+			       "solves in slabs only");
 	else if (ns == 0)
 		rc = west_fail(err, errlen, WEST_ERR_INVALID, "cpu backend: no observations");
 	else if (o.partitions > 1)

@@ -50,6 +50,12 @@ enum west_status west_field_init(struct west_field *f, const struct west_grid *g
 	return WEST_OK;
 }
 
+void west_field_shape(struct west_field *f, const struct west_grid *g)
+{
+	memset(f, 0, sizeof *f);
+	f->nx = g->nx, f->ny = g->ny, f->nz = g->nz;
+}
+
 void west_field_free(struct west_field *f)
 {
 	if (f->pool) {

@@ -98,6 +98,11 @@ struct west_field {
 /* Allocate the arrays for grid g (contents undefined); zeroed on error. */
 enum west_status west_field_init(struct west_field *f, const struct west_grid *g,
 				 char *err, size_t errlen);
+/* f of g's shape with no arrays: what an MPI rank other than 0 solves
+ * into (its slab's field is in its partition set; rank 0 gathers the
+ * whole, parts.h). */
+void west_field_shape(struct west_field *f, const struct west_grid *g);
+
 /* Free f's arrays, or give its buffer back to its pool; f zeroed. */
 void west_field_free(struct west_field *f);
 

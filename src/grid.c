@@ -18,6 +18,7 @@
 #include "kernels.h"
 #include "log.h"
 #include "model.h"
+#include "ranks.h"
 #include "proj.h"
 
 static enum west_status make_levels(struct west_grid *g,
@@ -215,18 +216,27 @@ static enum west_status fill_land_transparency(struct west_grid *g,
 	return WEST_OK;
 }
 
-static enum west_status alloc_arrays(struct west_grid *g, const struct west_dem *dem,
-				     char *err, size_t errlen)
+/* The land mask and transparencies of g (its terrain and levels set),
+ * allocated and filled. */
+static enum west_status make_volume(struct west_grid *g, char *err, size_t errlen)
 {
-	size_t ncol = g->nx * g->ny;
-	g->terrain = malloc(ncol * sizeof *g->terrain);
 	g->land = malloc(west_grid_ncells(g));
 	g->tx = malloc(west_grid_nxfaces(g) * sizeof(float));
 	g->ty = malloc(west_grid_nyfaces(g) * sizeof(float));
 	g->tz = malloc(west_grid_nzfaces(g) * sizeof(float));
-	if (!g->terrain || !g->land || !g->tx || !g->ty || !g->tz)
+	if (!g->land || !g->tx || !g->ty || !g->tz)
 		return west_fail(err, errlen, WEST_ERR_NOMEM,
 				 "grid: out of memory for %zu cells", west_grid_ncells(g));
+	return fill_land_transparency(g, err, errlen);
+}
+
+static enum west_status alloc_columns(struct west_grid *g, const struct west_dem *dem,
+				      char *err, size_t errlen)
+{
+	size_t ncol = g->nx * g->ny;
+	if (!(g->terrain = malloc(ncol * sizeof *g->terrain)))
+		return west_fail(err, errlen, WEST_ERR_NOMEM,
+				 "grid: out of memory for %zu columns", ncol);
 	memcpy(g->terrain, dem->z, ncol * sizeof *g->terrain);
 	return west_crs_copy(&g->crs, &dem->crs, err, errlen);
 }
@@ -251,15 +261,17 @@ enum west_status west_grid_init(struct west_grid *g, const struct west_dem *dem,
 	if (!st)
 		st = check_size(g, o, err, errlen);
 	if (!st)
-		st = alloc_arrays(g, dem, err, errlen);
-	if (!st)
-		st = fill_land_transparency(g, err, errlen);
+		st = alloc_columns(g, dem, err, errlen);
+	if (!st && !o->columns_only)
+		st = make_volume(g, err, errlen);
 	if (st) {
 		west_grid_free(g);
 		return st;
 	}
-	find_lowest_level(g);
-	say_coarse_levels(g);
+	if (!o->columns_only) {
+		find_lowest_level(g);
+		say_coarse_levels(g);
+	}
 	find_convergence(g);
 	return WEST_OK;
 }
@@ -280,6 +292,7 @@ void west_grid_opts_from_config(struct west_grid_opts *o, const struct west_conf
 		.base_altitude = c->base_altitude,
 		.max_cells = (unsigned long long)c->max_cells,
 		.faces = (enum west_terrain_faces)c->terrain_faces,
+		.columns_only = west_ranks_me() > 0,
 	};
 }
 
@@ -333,44 +346,62 @@ void west_grid_free(struct west_grid *g)
 
 size_t west_grid_bytes(const struct west_grid *g)
 {
-	return (g->nz + 1) * sizeof(double) + g->nx * g->ny * sizeof(float) +
-	       west_grid_ncells(g) +
+	size_t columns = (g->nz + 1) * sizeof(double) + g->nx * g->ny * sizeof(float);
+	if (!g->land)
+		return columns;
+	return columns + west_grid_ncells(g) +
 	       (west_grid_nxfaces(g) + west_grid_nyfaces(g) + west_grid_nzfaces(g)) *
 	       sizeof(float);
 }
 
-/* rows [j0, j1) (plus `extra` more face rows) of each of n planes of an
- * array of `row` elements per row and ny (+ extra) rows per plane. */
-static void *slab_rows(const void *src, size_t elem, size_t row, size_t ny, size_t extra,
-		       size_t n, size_t j0, size_t j1)
+/* Keep rows [j0, j1) (plus `extra` more face rows) of each of n planes of
+ * a, an array of `row` elements per row and ny (+ extra) rows per plane,
+ * moved to its start: each plane's rows land at or before where they
+ * were. */
+static void keep_rows(void *a, size_t elem, size_t row, size_t ny, size_t extra, size_t n,
+		      size_t j0, size_t j1)
 {
-	size_t rows = j1 - j0 + extra, bytes = rows * row * elem;
-	char *out = malloc(n * bytes > 0 ? n * bytes : 1);
-	for (size_t k = 0; out && k < n; k++)
-		memcpy(out + k * bytes, (const char *)src + ((ny + extra) * k + j0) * row * elem,
-		       bytes);
-	return out;
+	size_t bytes = (j1 - j0 + extra) * row * elem;
+	for (size_t k = 0; k < n; k++)
+		memmove((char *)a + k * bytes, (char *)a + ((ny + extra) * k + j0) * row * elem,
+			bytes);
 }
 
 enum west_status west_grid_slab(const struct west_grid *g, size_t j0, size_t j1,
 				struct west_grid *out, char *err, size_t errlen)
 {
-	size_t nx = g->nx, nz = g->nz;
+	/* the slab's columns with the row beside each end where there is one,
+	 * so that the faces between a slab row and it see both columns */
+	size_t r0 = j0 > 0 ? j0 - 1 : 0, r1 = j1 < g->ny ? j1 + 1 : g->ny;
+	size_t nx = g->nx, nz = g->nz, ny = r1 - r0;
+	enum west_status st;
+
 	*out = *g;
 	memset(&out->crs, 0, sizeof out->crs);
-	out->ny = j1 - j0;
-	out->y0 = g->y0 + (double)j0 * g->dy;
+	out->land = NULL, out->tx = out->ty = out->tz = NULL;
+	out->ny = ny;
+	out->y0 = g->y0 + (double)r0 * g->dy;
 	out->zf = malloc((nz + 1) * sizeof *out->zf);
-	out->terrain = slab_rows(g->terrain, sizeof(float), nx, g->ny, 0, 1, j0, j1);
-	out->land = slab_rows(g->land, 1, nx, g->ny, 0, nz, j0, j1);
-	out->tx = slab_rows(g->tx, sizeof(float), nx + 1, g->ny, 0, nz, j0, j1);
-	out->ty = slab_rows(g->ty, sizeof(float), nx, g->ny, 1, nz, j0, j1);
-	out->tz = slab_rows(g->tz, sizeof(float), nx, g->ny, 0, nz + 1, j0, j1);
-	if (!out->zf || !out->terrain || !out->land || !out->tx || !out->ty || !out->tz) {
-		west_grid_free(out);
-		return west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for rows %zu to %zu",
-				 j0, j1);
+	out->terrain = malloc(nx * ny * sizeof *out->terrain);
+	if (!out->zf || !out->terrain)
+		st = west_fail(err, errlen, WEST_ERR_NOMEM, "grid: no memory for rows %zu to %zu",
+			       j0, j1);
+	else {
+		memcpy(out->zf, g->zf, (nz + 1) * sizeof *out->zf);
+		memcpy(out->terrain, g->terrain + nx * r0, nx * ny * sizeof *out->terrain);
+		st = make_volume(out, err, errlen);
 	}
-	memcpy(out->zf, g->zf, (nz + 1) * sizeof *out->zf);
+	if (st) {
+		west_grid_free(out);
+		return st;
+	}
+	j0 -= r0, j1 -= r0;
+	keep_rows(out->terrain, sizeof(float), nx, ny, 0, 1, j0, j1);
+	keep_rows(out->land, 1, nx, ny, 0, nz, j0, j1);
+	keep_rows(out->tx, sizeof(float), nx + 1, ny, 0, nz, j0, j1);
+	keep_rows(out->ty, sizeof(float), nx, ny, 1, nz, j0, j1);
+	keep_rows(out->tz, sizeof(float), nx, ny, 0, nz + 1, j0, j1);
+	out->ny = j1 - j0;
+	out->y0 += (double)j0 * g->dy;
 	return WEST_OK;
 }

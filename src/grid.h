@@ -115,9 +115,15 @@ struct west_grid_opts {
 	double base_altitude;         /* m; NaN: the lowest terrain, floored */
 	unsigned long long max_cells; /* refuse grids with more 3D cells */
 	enum west_terrain_faces faces;
+	int columns_only;             /* the columns (terrain, levels) alone: land,
+				       * tx, ty, tz NULL, land_cells, cut_cells and
+				       * the lowest level's figures 0; set for MPI
+				       * ranks other than 0 (ranks.h), which hold
+				       * their slab only (west_grid_slab) */
 };
 
-/* o from c (which must outlive o: o points into it). */
+/* o from c (which must outlive o: o points into it); columns_only on MPI
+ * ranks other than 0. */
 void west_grid_opts_from_config(struct west_grid_opts *o, const struct west_config *c);
 
 /*
@@ -139,11 +145,15 @@ void west_grid_free(struct west_grid *g);
 
 /* out = rows [j0, j1) of g as a grid of its own (a partition's slab,
  * parts.h): the terrain, land mask and transparencies of those rows (the
- * y-faces j0 to j1), y0 moved up, no CRS; free with west_grid_free. */
+ * y-faces j0 to j1), y0 moved up, no CRS; free with west_grid_free.  The
+ * mask and transparencies are built from the terrain of those rows and
+ * the row beside each end (the same values as g's: each depends on the
+ * columns of its cell or face alone), so g may be columns only. */
 enum west_status west_grid_slab(const struct west_grid *g, size_t j0, size_t j1,
 				struct west_grid *out, char *err, size_t errlen);
 
-/* Bytes the grid's arrays take on the host. */
+/* Bytes the grid's arrays take on the host (the columns' alone when it
+ * holds no volume). */
 size_t west_grid_bytes(const struct west_grid *g);
 
 /* Ground altitude (m) at (x, y) m east and north of the corner (x0, y0):

@@ -385,6 +385,9 @@ static enum west_status build_part(struct west_parts *ps, struct west_part *q,
 	    (st = put(q, &q->wk.w, NULL, west_grid_nzfaces(s) * sizeof(float), err, errlen)) ||
 	    (st = put(q, &q->wk.cls, NULL, nx * g->ny, err, errlen)))
 		return st;
+	/* the slab's volume is in the partition's memory now */
+	free(s->land), free(s->tx), free(s->ty), free(s->tz);
+	s->land = NULL, s->tx = s->ty = s->tz = NULL;
 	q->wk.land_seconds = g->land_seconds;
 	q->wk.transparency_seconds = g->transparency_seconds;
 	return WEST_OK;
@@ -627,15 +630,17 @@ enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, flo
 		size_t a = q->a[0], m = q->b[0] - a, o = a - q->jg[0], nyl = q->b[0] - q->jg[0] +
 			   (q < ps->part + ps->n - 1);
 		size_t my = m + (q == ps->part + ps->n - 1);   /* the last takes the top faces */
-		int held = mine(ps, q);
-		if ((st = gather_planes(ps, q, u + (nx + 1) * a, (nx + 1) * ny,
+		/* the whole field is rank 0's (other ranks pass none) */
+		int held = mine(ps, q), root = mine(ps, p0);
+		if ((st = gather_planes(ps, q, root ? u + (nx + 1) * a : NULL, (nx + 1) * ny,
 					held ? q->wk.u + (nx + 1) * o : NULL, (nx + 1) * nyl, nz,
 					(nx + 1) * m, err, errlen)) ||
-		    (st = gather_planes(ps, q, v + nx * a, nx * (ny + 1),
+		    (st = gather_planes(ps, q, root ? v + nx * a : NULL, nx * (ny + 1),
 					held ? q->wk.v + nx * o : NULL, nx * (nyl + 1), nz, nx * my,
 					err, errlen)) ||
-		    (st = gather_planes(ps, q, w + nx * a, nx * ny, held ? q->wk.w + nx * o : NULL,
-					nx * nyl, nz + 1, nx * m, err, errlen)))
+		    (st = gather_planes(ps, q, root ? w + nx * a : NULL, nx * ny,
+					held ? q->wk.w + nx * o : NULL, nx * nyl, nz + 1, nx * m,
+					err, errlen)))
 			return st;
 	}
 	if (!mine(ps, p0))

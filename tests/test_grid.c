@@ -352,3 +352,59 @@ Test(grid, load_names_the_file_in_grid_errors)
 		     WEST_ERR_INVALID);
 	cr_assert(strstr(err, "data/hill.asc: grid top") != NULL, "%s", err);
 }
+
+/* Rows [j0, j1) of array a (rows of `row` elements, ny + extra rows per
+ * plane, n planes) equal slab array b's. */
+static int same_rows(const void *a, const void *b, size_t elem, size_t row, size_t ny,
+		     size_t extra, size_t n, size_t j0, size_t j1)
+{
+	size_t bytes = (j1 - j0 + extra) * row * elem;
+	for (size_t k = 0; k < n; k++)
+		if (memcmp((const char *)a + ((ny + extra) * k + j0) * row * elem,
+			   (const char *)b + k * bytes, bytes))
+			return 0;
+	return 1;
+}
+
+/*
+ * A slab (west_grid_slab) holds the rows of the whole grid bit for bit,
+ * the faces at its ends included, whether the grid holds its volume or
+ * only its columns (MPI ranks other than 0): rows at the south edge, in
+ * the middle and at the north edge of a rough cut-cell terrain.
+ */
+Test(grid, slabs_are_the_grid_rows_from_the_columns_alone)
+{
+	static const size_t cuts[][2] = { { 0, 5 }, { 3, 9 }, { 6, 13 }, { 0, 13 } };
+	struct west_grid cols, s;
+	struct west_grid_opts o;
+
+	make_dem(11, 13, 0.0f);
+	for (size_t c = 0; c < 11 * 13; c++)   /* ridges and holes, 100 to 140 m */
+		dem.z[c] = 100.0f + (float)((c * 37) % 41);
+	conf.terrain_faces = WEST_FACES_CUT;
+	conf.nz = 8, conf.dz = 7.0;
+	cr_assert_eq(grid_init(&dem), WEST_OK, "%s", err);
+	west_grid_opts_from_config(&o, &conf);
+	o.columns_only = 1;
+	cr_assert_eq(west_grid_init(&cols, &dem, &o, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect_null(cols.land, "columns only: no land mask");
+	cr_expect_lt(west_grid_bytes(&cols), west_grid_bytes(&g) / 10);
+	for (int from_cols = 0; from_cols < 2; from_cols++)
+		for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+			size_t j0 = cuts[c][0], j1 = cuts[c][1], nx = 11, nz = 8;
+			cr_assert_eq(west_grid_slab(from_cols ? &cols : &g, j0, j1, &s, err,
+						    sizeof err), WEST_OK, "%s", err);
+			cr_expect_eq(s.ny, j1 - j0);
+			cr_expect(same_rows(g.terrain, s.terrain, 4, nx, 13, 0, 1, j0, j1));
+			cr_expect(same_rows(g.land, s.land, 1, nx, 13, 0, nz, j0, j1),
+				  "land, rows %zu to %zu%s", j0, j1, from_cols ? " (columns)" : "");
+			cr_expect(same_rows(g.tx, s.tx, 4, nx + 1, 13, 0, nz, j0, j1),
+				  "tx, rows %zu to %zu%s", j0, j1, from_cols ? " (columns)" : "");
+			cr_expect(same_rows(g.ty, s.ty, 4, nx, 13, 1, nz, j0, j1),
+				  "ty, rows %zu to %zu%s", j0, j1, from_cols ? " (columns)" : "");
+			cr_expect(same_rows(g.tz, s.tz, 4, nx, 13, 0, nz + 1, j0, j1),
+				  "tz, rows %zu to %zu%s", j0, j1, from_cols ? " (columns)" : "");
+			west_grid_free(&s);
+		}
+	west_grid_free(&cols);
+}
