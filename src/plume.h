@@ -1,0 +1,118 @@
+/*
+ * plume.h: release plumes through a solved wind field (issue 18): a
+ * Lagrangian stochastic particle model run on one published field, and
+ * what it gives back (docs/model.md, "Release plumes", says the model).
+ *
+ * Particles move with the mean wind, interpolated from the field's faces
+ * as the point query does (query.h), plus a turbulent velocity from a
+ * Langevin equation that satisfies Thomson's (1987) well-mixed condition
+ * in Gaussian turbulence, its variances and Lagrangian time scales from
+ * the column's stability class, the height and a mixing height
+ * (docs/model.md names the parameterization and its sources).  They are
+ * reflected at the ground (the terrain surface) and at the mixing height;
+ * a particle that leaves the domain by its sides or top is counted and
+ * dropped.  Random numbers come from a counter-based generator keyed by
+ * (seed, particle, step), so the CPU reference and the CUDA kernel move
+ * the same particles for the same seed.
+ *
+ * The run is plain C over a kernel table (model.h, struct west_kernel_ops:
+ * its plume slot and its memory calls), so the one driver runs on the CPU
+ * and on CUDA.  Nothing here knows HTTP or JSON.
+ */
+#ifndef WEST_PLUME_H
+#define WEST_PLUME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "field.h"
+#include "grid.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What to release: a unit mass, spread evenly over `particles` particles
+ * released at a constant rate over `duration` seconds from `start`. */
+struct west_release {
+	double x, y;          /* release point in the grid's CRS (m) */
+	double height;        /* release height above the local ground (m) */
+	double duration;      /* release duration (s), > 0 */
+	double seconds;       /* simulated time from start (s), >= duration */
+	long particles;       /* > 0 */
+	uint64_t seed;
+	long long start;      /* s since 1970-01-01T00:00:00Z */
+	double layer;         /* depth of the near-ground layer that
+			       * concentration and arrival sample (m above
+			       * the local ground), > 0 */
+};
+
+/* Defaults of the API's release (docs/api.md). */
+#define WEST_RELEASE_HEIGHT 10.0
+#define WEST_RELEASE_DURATION 600.0
+#define WEST_RELEASE_SECONDS 3600.0
+#define WEST_RELEASE_PARTICLES 100000L
+#define WEST_RELEASE_LAYER 10.0
+
+/* One point of the plume centroid's path: the mean position of the
+ * particles in the domain at time t (s after start); n of them. */
+struct west_plume_point {
+	double t, x, y, z_agl;
+	long n;
+};
+
+/*
+ * A finished run.  The output grid is the field's columns: conc and
+ * arrival are nx * ny, row-major from the grid's corner (x0, y0), entry
+ * j * nx + i the column (i, j) of grid.h.
+ */
+struct west_plume_result {
+	size_t nx, ny;
+	double x0, y0, dx, dy;    /* as the grid's */
+	double layer;             /* m: the sampled layer's depth */
+	/* time-integrated concentration in the layer per unit mass
+	 * released (s/m^3) */
+	float *conc;
+	/* first time a particle was in the layer over the column (s after
+	 * start); NaN where none was */
+	float *arrival;
+	struct west_plume_point *path;   /* npath points, t increasing */
+	size_t npath;
+	long particles;           /* released */
+	long outside;             /* left the domain (sides or top) */
+	double wall_seconds;      /* the run's wall time */
+};
+
+/*
+ * Called between chunks of simulated time with the simulated seconds done;
+ * a nonzero return stops the run: west_plume_run then fails with
+ * WEST_ERR_INVALID and the message "cancelled".
+ */
+typedef int (*west_plume_progress_fn)(void *ctx, double done_seconds);
+
+struct west_kernel_ops;
+
+/*
+ * Run release r through field f on grid g with kernels k (their memory
+ * calls hold the particles and a copy of what the kernel reads), into
+ * out (allocated here; free with west_plume_result_free).  Fails with
+ * WEST_ERR_INVALID naming the parameter when r is out of range (the
+ * point outside the domain or in a column that is terrain to the top,
+ * the height above the top, a non-finite or non-positive value), and
+ * with the kernels' status when they fail.  Read-only on g and f.
+ */
+enum west_status west_plume_run(const struct west_grid *g, const struct west_field *f,
+				const struct west_release *r,
+				const struct west_kernel_ops *k,
+				west_plume_progress_fn progress, void *ctx,
+				struct west_plume_result *out, char *err, size_t errlen);
+
+/* Free out's arrays; out zeroed.  A zeroed result is a no-op. */
+void west_plume_result_free(struct west_plume_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
