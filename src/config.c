@@ -233,6 +233,24 @@ static const struct conf_row rows[] = {
 		"field_pool", CONF_LONG, FIELD(field_pool), 0, 64, 0, NULL, "10", 0,
 		"field buffers made at start and kept idle for the next fields "
 		"(page-locked on CUDA; 0 = allocate each field)" },
+	[WEST_CONF_MAX_PARTICLES] = {
+		"max_particles", CONF_LONG, FIELD(max_particles), 1, 100000000, 0, NULL,
+		"1000000", 1, "the most particles one release (POST /v1/releases) may ask for" },
+	[WEST_CONF_MAX_RELEASE_HOURS] = {
+		"max_release_hours", CONF_DOUBLE, FIELD(max_release_hours), 0, 168, 1, NULL,
+		"6", 1, "the longest simulated time (h) one release may ask for" },
+	[WEST_CONF_RELEASES_KEEP] = {
+		"releases_keep", CONF_LONG, FIELD(releases_keep), 1, 100000, 0, NULL, "32", 1,
+		"finished releases kept with their results (the oldest go first)" },
+	[WEST_CONF_RELEASES_MAX_AGE] = {
+		"releases_max_age", CONF_DOUBLE, FIELD(releases_max_age), 0, 1e9, 0, NULL,
+		"86400", 1, "s a finished release is kept after it ended (0 = no limit)" },
+	[WEST_CONF_RELEASES_QUEUE] = {
+		"releases_queue", CONF_LONG, FIELD(releases_queue), 1, 10000, 0, NULL, "16", 1,
+		"releases waiting for their run, at most; a POST past it is refused (503)" },
+	[WEST_CONF_RELEASE_THREADS] = {
+		"release_threads", CONF_LONG, FIELD(release_threads), 0, 1024, 0, NULL, "0", 0,
+		"OpenMP threads of a release run on the CPU backend (0 = OpenMP's default)" },
 	[WEST_CONF_UI_AGE_WARN] = {
 		"ui_age_warn", CONF_DOUBLE, FIELD(ui_age_warn), 0, 1e9, 0, NULL,
 		"1800", 1, "s; the map page shows the field's age amber past it (0 = never)" },
