@@ -1,0 +1,2 @@
+/* api_releases.c: the release routes (being written). */
+#include "api.h"
