@@ -81,18 +81,21 @@ static const char *type_name(const json_t *v)
 	}
 }
 
-/* 1 when a and b differ only in case, or by one letter (a misspelling). */
+/* 1 when a and b differ only in case, by one letter, or by two
+ * neighbouring letters swapped (a misspelling). */
 static int near_member(const char *a, const char *b)
 {
-	size_t na = strlen(a), nb = strlen(b), diff = 0;
+	size_t na = strlen(a), nb = strlen(b), diff = 0, at = 0;
 
 	if (!strcasecmp(a, b))
 		return 1;
 	if (na != nb)
 		return 0;
 	for (size_t k = 0; k < na; k++)
-		diff += a[k] != b[k];
-	return diff == 1;
+		if (a[k] != b[k] && diff++ == 0)
+			at = k;
+	return diff == 1 || (diff == 2 && at + 1 < na && a[at] == b[at + 1] &&
+			     a[at + 1] == b[at]);
 }
 
 /* 400 for the first member of o that a release does not take. */
@@ -229,9 +232,12 @@ static int parse_body(struct west_req *r, struct body *b)
 				   e.line, e.column);
 		return 0;
 	}
+	/* the defaults; particles at most max_particles, so that a body
+	 * without it is never refused for it */
 	*b = (struct body){ .height = WEST_RELEASE_HEIGHT, .duration = WEST_RELEASE_DURATION,
 			    .hours = WEST_RELEASE_SECONDS / 3600.0,
-			    .particles = (double)WEST_RELEASE_PARTICLES };
+			    .particles = (double)(WEST_RELEASE_PARTICLES < r->live.max_particles ?
+						  WEST_RELEASE_PARTICLES : r->live.max_particles) };
 	ok = json_is_object(o);
 	if (!ok)
 		bad_release(r, "the body is %s: a release is a JSON object such as "
@@ -243,6 +249,8 @@ static int parse_body(struct west_req *r, struct body *b)
 	     member_whole(r, o, "particles", &b->particles) &&
 	     member_whole(r, o, "seed", &b->seed) && body_start(r, o, b);
 	b->has_seed = json_object_get(o, "seed") != NULL;
+	if (ok && !json_object_get(o, "duration") && b->duration > b->hours * 3600.0)
+		b->duration = b->hours * 3600.0;   /* the default fits a short run */
 	json_decref(o);
 	return ok;
 }
