@@ -13,11 +13,12 @@
  * exists (503 no-field), then the values against the field's grid and
  * the limits (422 release-out-of-range).  Nothing is queued on a refusal.
  *
- * GeoJSON is RFC 7946: longitude, latitude on WGS 84, so the footprint
- * and the trajectory need a terrain whose CRS is transverse Mercator
- * (proj.h), as lon/lat queries do; on another terrain they are refused
- * with 400 no-crs, as a lon/lat query is there, and the concentration
- * (in the grid's own CRS) is the way to the numbers.
+ * GeoJSON is RFC 7946: longitude, latitude on WGS 84, which westd gives
+ * where the grid's CRS is transverse Mercator (proj.h), as lon/lat
+ * queries need.  crs= takes the grid's own CRS instead (x, y in metres,
+ * the map page's coordinates), named in a "crs" member as GeoJSON 2008
+ * did, by the rule of EDR's crs (edr.h): on a terrain without a
+ * transverse Mercator CRS that is the default and the only one.
  */
 #include "api.h"
 
@@ -636,17 +637,34 @@ void api_get_release_concentration(struct west_req *r)
 
 /* ------------------------------------------------------------- footprint */
 
-/* 400 no-crs for GeoJSON of a release on a grid without lon/lat. */
-static int has_lonlat(struct west_req *r, const struct west_release_entry *e, const char *what)
+/* crs= of a GeoJSON answer (edr.h's rule: CRS84, the default where the
+ * grid's CRS is transverse Mercator, or the grid's own); *native 1 for
+ * the grid's.  0 when answered (400). */
+static int geojson_crs(struct west_req *r, const struct west_release_entry *e, int *native)
 {
-	if (e->grid->g.crs.has_tm)
-		return 1;
-	west_reply_problem(r, 400, "no-crs", "Bad Request",
-			   "%s: GeoJSON is longitude, latitude on WGS 84 (RFC 7946) and the "
-			   "terrain has no transverse Mercator CRS; GET /v1/releases/%llu/"
-			   "concentration gives the values in the grid's coordinates",
-			   what, e->id);
-	return 0;
+	enum west_edr_crs which;
+	char err[WEST_ERRLEN];
+
+	if (west_edr_parse_crs(&e->grid->g.crs, west_req_arg(r, "crs"), &which, err,
+			       sizeof err)) {
+		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "%s", err);
+		return 0;
+	}
+	*native = which == WEST_EDR_NATIVE;
+	return 1;
+}
+
+/* In the grid's CRS, the GeoJSON object o says so (a "crs" member as
+ * GeoJSON 2008 wrote it; RFC 7946 has none: its coordinates are WGS 84). */
+static void name_crs(json_t *o, const struct west_release_entry *e, int native)
+{
+	char id[160];
+
+	if (!o || !native)
+		return;
+	west_edr_crs_id(&e->grid->g.crs, id, sizeof id);
+	json_object_set_new(o, "crs", json_pack("{s:s, s:{s:s}}", "type", "name",
+						 "properties", "name", id));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -723,7 +741,7 @@ static json_t *multipolygon(const struct west_contour *c)
 }
 
 /* The Feature of one level; NULL with err on failure. */
-static json_t *level_feature(const struct west_release_entry *e, double level,
+static json_t *level_feature(const struct west_release_entry *e, double level, int native,
 			     enum west_status *st, char *err, size_t errlen)
 {
 	const struct west_plume_result *res = &e->res;
@@ -736,7 +754,7 @@ static json_t *level_feature(const struct west_release_entry *e, double level,
 	if ((*st = west_contour_build(&f, level, &c, err, errlen)))
 		return NULL;
 	area = west_contour_area(&c);
-	if ((*st = west_contour_to_lonlat(&c, &e->grid->g.crs, err, errlen))) {
+	if (!native && (*st = west_contour_to_lonlat(&c, &e->grid->g.crs, err, errlen))) {
 		west_contour_free(&c);
 		return NULL;
 	}
@@ -758,19 +776,22 @@ void api_get_release_footprint(struct west_req *r)
 	char err[WEST_ERRLEN];
 	enum west_status st = WEST_OK;
 	json_t *features, *fc;
+	int native;
 
 	if (!(e = done_release(r, &info)))
 		return;
-	if (!has_lonlat(r, e, "footprint") || !footprint_levels(r, e->max_conc, lv, &n)) {
+	if (!geojson_crs(r, e, &native) || !footprint_levels(r, e->max_conc, lv, &n)) {
 		west_releases_put(e);
 		return;
 	}
 	features = json_array();
 	for (size_t k = 0; !st && k < n; k++)
-		json_array_append_new(features, level_feature(e, lv[k], &st, err, sizeof err));
+		json_array_append_new(features, level_feature(e, lv[k], native, &st, err,
+							       sizeof err));
 	fc = json_pack("{s:s, s:I, s:f, s:s, s:o}", "type", "FeatureCollection",
 		       "release", (json_int_t)e->id, "max_concentration", e->max_conc,
 		       "unit", "s/m^3", "features", features);
+	name_crs(fc, e, native);
 	west_releases_put(e);
 	if (st || !fc) {
 		json_decref(fc);
@@ -785,7 +806,8 @@ void api_get_release_footprint(struct west_req *r)
 
 /* ------------------------------------------------------------ trajectory */
 
-static json_t *trajectory_json(const struct west_release_entry *e, char *err, size_t errlen)
+static json_t *trajectory_json(const struct west_release_entry *e, int native, char *err,
+			       size_t errlen)
 {
 	const struct west_plume_result *res = &e->res;
 	json_t *line = json_array(), *times = json_array(), *secs = json_array();
@@ -794,9 +816,10 @@ static json_t *trajectory_json(const struct west_release_entry *e, char *err, si
 
 	for (size_t k = 0; k < res->npath; k++) {
 		const struct west_plume_point *q = &res->path[k];
-		double lon, lat;
+		double lon = q->x, lat = q->y;   /* x, y in the grid's CRS */
 		if (q->n <= 0 || !isfinite(q->x) || !isfinite(q->y) ||
-		    west_tm_inverse(&e->grid->g.crs, q->x, q->y, &lon, &lat, err, errlen))
+		    (!native && west_tm_inverse(&e->grid->g.crs, q->x, q->y, &lon, &lat, err,
+						errlen)))
 			continue;
 		json_array_append_new(line, position(lon, lat));
 		json_array_append_new(times, time_or_null((double)e->ask.r.start + round(q->t)));
@@ -819,14 +842,16 @@ void api_get_release_trajectory(struct west_req *r)
 	struct west_release_entry *e;
 	char err[WEST_ERRLEN];
 	json_t *f;
+	int native;
 
 	if (!(e = done_release(r, &info)))
 		return;
-	if (!has_lonlat(r, e, "trajectory")) {
+	if (!geojson_crs(r, e, &native)) {
 		west_releases_put(e);
 		return;
 	}
-	f = trajectory_json(e, err, sizeof err);
+	f = trajectory_json(e, native, err, sizeof err);
+	name_crs(f, e, native);
 	west_releases_put(e);
 	if (!f)
 		west_reply_problem(r, 503, "out-of-memory", "Service Unavailable",

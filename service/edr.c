@@ -608,6 +608,11 @@ static void crs_id(const struct west_crs *c, char *buf, size_t size)
 		snprintf(buf, size, "%s", west_crs_name(c, name, sizeof name) ? name : "native");
 }
 
+void west_edr_crs_id(const struct west_crs *c, char *buf, size_t size)
+{
+	crs_id(c, buf, size);
+}
+
 /* CRS84 as a crs parameter may name it. */
 static int is_crs84(const char *s)
 {

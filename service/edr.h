@@ -175,6 +175,11 @@ enum west_edr_crs {
 enum west_status west_edr_parse_crs(const struct west_crs *c, const char *s,
 				    enum west_edr_crs *which, char *err, size_t errlen);
 
+/* The identifier of the grid's CRS that crs= takes (the collection's
+ * second crs): an EPSG URI, else the WKT's name, the CF mapping name or
+ * "native"; into buf. */
+void west_edr_crs_id(const struct west_crs *c, char *buf, size_t size);
+
 #define WEST_EDR_DENSIFY 8 /* pieces each CRS84 polygon edge is cut into */
 
 /* A polygon (p, in place) or a box bbox = lon0, lat0, lon1, lat1 (into p,

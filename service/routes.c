@@ -89,6 +89,11 @@ static const struct west_param
 	arg_format_release = { "format", "string", 0, "covjson|netcdf",
 			   "covjson (default): CoverageJSON; netcdf: a CF NetCDF-4 file "
 			   "(application/x-netcdf) as an attachment release-ID.nc." },
+	arg_crs_geojson = { "crs", "string", 0, NULL,
+			"CRS84 (longitude, latitude on WGS 84, RFC 7946; the default) or the "
+			"grid's own CRS as the wind collection's crs lists it (EPSG:n): x, y in "
+			"metres, named in the answer's crs member. On a terrain without a "
+			"transverse Mercator CRS only the grid's." },
 	arg_levels = { "levels", "string", 0, NULL,
 		   "Concentration levels (s/m^3), comma-separated, at most 16, each > 0: "
 		   "1e-7,1e-6. Default: the maximum over 10^4, 10^3, 100 and 10." };
@@ -169,12 +174,13 @@ static const struct west_route_def routes[] = {
 	  "NetCDF with format=netcdf. 409 until the release is done.",
 	  COVJSON "|application/x-netcdf", "200 404 409 413", NULL },
 	{ "/v1/releases/{id}/footprint", api_get_release_footprint, NULL, 0,
-	  PARAMS(&arg_levels), "releases", "A release's footprint (GeoJSON)",
+	  PARAMS(&arg_levels, &arg_crs_geojson), "releases", "A release's footprint (GeoJSON)",
 	  "A FeatureCollection, one Feature per level (properties.level, s/m^3; area_m2), "
 	  "each a MultiPolygon in WGS 84 (RFC 7946) of the ground where the concentration is "
 	  "at or above it. 409 until the release is done.", GEOJSON_TYPE,
 	  "200 404 409", NULL },
-	{ "/v1/releases/{id}/trajectory", api_get_release_trajectory, NULL, 0, NULL,
+	{ "/v1/releases/{id}/trajectory", api_get_release_trajectory, NULL, 0,
+	  PARAMS(&arg_crs_geojson),
 	  "releases", "A release's trajectory (GeoJSON)",
 	  "A Feature: the LineString of the plume centroid in WGS 84, properties.times "
 	  "(RFC 3339) and seconds after the start, heights_agl, particles_in_domain. 409 "
