@@ -234,7 +234,7 @@ static const struct conf_row rows[] = {
 		"field buffers made at start and kept idle for the next fields "
 		"(page-locked on CUDA; 0 = allocate each field)" },
 	[WEST_CONF_MAX_PARTICLES] = {
-		"max_particles", CONF_LONG, FIELD(max_particles), 1, 100000000, 0, NULL,
+		"max_particles", CONF_LONG, FIELD(max_particles), 1, 10000000, 0, NULL,
 		"1000000", 1, "the most particles one release (POST /v1/releases) may ask for" },
 	[WEST_CONF_MAX_RELEASE_HOURS] = {
 		"max_release_hours", CONF_DOUBLE, FIELD(max_release_hours), 0, 168, 1, NULL,

@@ -669,7 +669,7 @@ Test(config, release_limits)
 	cr_expect_eq(c->max_particles, 5000);
 	cr_expect_eq(west_config_set(c, "max_particles=0", "--set", err, sizeof err),
 		     WEST_ERR_INVALID);
-	cr_expect_str_eq(err, "--set: max_particles: '0' is out of range [1, 100000000]");
+	cr_expect_str_eq(err, "--set: max_particles: '0' is out of range [1, 10000000]");
 	cr_expect_eq(west_config_set(c, "max_release_hours=0", "--set", err, sizeof err),
 		     WEST_ERR_INVALID);
 	cr_expect_str_eq(err, "--set: max_release_hours: '0' is out of range (0, 168]");
