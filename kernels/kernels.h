@@ -358,12 +358,12 @@ struct west_kwind {
 	const float *tx, *ty, *tz; /* face transparencies */
 };
 
-/* One column's boundary layer (docs/model.md, "Release plumes"). */
+/* One column's surface layer (docs/model.md, "Release plumes"); its
+ * mixing height is struct west_kplume's hmix. */
 struct west_kturb {
 	float ustar;   /* friction velocity (m/s), > 0 */
 	float wstar;   /* convective velocity scale (m/s); 0 unless unstable */
 	float inv_l;   /* 1 / Monin-Obukhov length (1/m): < 0 unstable */
-	float hmix;    /* mixing height above the ground (m), > 0 */
 };
 
 /*
@@ -371,8 +371,8 @@ struct west_kturb {
  * Positions are grid-local (m east and north of the grid's outer corner)
  * and altitudes (m above sea level, as the grid's terrain); the ground
  * under a point is the terrain bilinear between column centres
- * (grid.h's west_grid_ground_at), and so is the mixing height's surface,
- * ground + hmix.  zlow[c] is column c's lowest resolved level
+ * (grid.h's west_grid_ground_at), and the mixing height above it is
+ * hmix's, bilinear in the same way.  zlow[c] is column c's lowest resolved level
  * (west_grid_lowest_level: height above the base, < 0 for a column that
  * is land to the top), cls[c] its class (0..5 = A..F) and pexp[class]
  * the power-law exponents the field was solved with (field.h): the wind
@@ -383,8 +383,7 @@ struct west_kturb {
  * the mixing height there instead).  Homogeneous turbulence (tests and
  * validation): when tl > 0 every column and height has the standard
  * deviations sigma[0..2] (m/s) and the Lagrangian time scale tl (s) on
- * every component, with no gradients; turb is then still read for the
- * mixing height.
+ * every component, with no gradients (turb is then not read).
  */
 struct west_kplume {
 	struct west_kwind wind;
@@ -395,6 +394,8 @@ struct west_kplume {
 	const double *zlow;             /* nx * ny, above */
 	const unsigned char *cls;       /* nx * ny, above */
 	const struct west_kturb *turb;  /* nx * ny */
+	const float *hmix;              /* nx * ny mixing heights (m above the
+					   ground), >= WEST_PLUME_HMIN */
 	float pexp[6];
 	double sigma[3], tl;            /* homogeneous turbulence when tl > 0 */
 	size_t np;                      /* particles */
@@ -418,7 +419,8 @@ struct west_kplume {
  */
 struct west_kparticles {
 	double *x, *y, *z;              /* grid-local (m), altitude (m) */
-	double *up, *vp, *wp;           /* turbulent velocity (m/s) */
+	double *up, *vp, *wp;           /* turbulent velocity over its standard
+					   deviation there (dimensionless) */
 	double *t;
 	unsigned *n;
 	unsigned char *state;
@@ -426,6 +428,7 @@ struct west_kparticles {
 	unsigned long long *sums;             /* 4 */
 };
 #define WEST_PLUME_TICK 1048576.0      /* ticks per second */
+#define WEST_PLUME_HMIN 20.0           /* the least mixing height (m) */
 #define WEST_PLUME_POS 4096.0          /* centroid sums' units per metre */
 
 /*
