@@ -31,7 +31,7 @@
 #include "wind_util.h"
 
 #define WEST_PLUME_FCOR 1e-4       /* Coriolis parameter f (1/s), mid-latitudes */
-#define WEST_PLUME_ZS 1.0          /* m: profiles below this height take its values */
+#define WEST_PLUME_ZS 2.0          /* m: profiles below this height take its values */
 #define WEST_PLUME_ZETA_TOP 0.96   /* z / h above which profiles take its values */
 #define WEST_PLUME_FRAC 0.1        /* time step: this fraction of the least T_L */
 #define WEST_PLUME_DT_MIN 1e-3     /* s: the least step (but a chunk's last) */
@@ -199,7 +199,7 @@ WEST_HD void west_plume_profile(const struct west_kplume *k, const struct west_k
 				double h, double z_agl, struct west_kprof *o)
 {
 	double lo = WEST_PLUME_ZS, hi = WEST_PLUME_ZETA_TOP * h;
-	double z = fmin(fmax(z_agl, lo), hi);
+	double z = west_dmin(west_dmax(z_agl, lo), hi);
 
 	if (k->tl > 0.0) {
 		for (int i = 0; i < 3; i++) {
@@ -217,8 +217,8 @@ WEST_HD void west_plume_profile(const struct west_kplume *k, const struct west_k
 	for (int i = 0; i < 3; i++) {
 		if (z != z_agl || o->s2[i] < WEST_PLUME_VAR_MIN)
 			o->ds2[i] = 0.0;
-		o->s2[i] = fmax(o->s2[i], WEST_PLUME_VAR_MIN);
-		o->tl[i] = fmax(o->tl[i], WEST_PLUME_TL_MIN);
+		o->s2[i] = west_dmax(o->s2[i], WEST_PLUME_VAR_MIN);
+		o->tl[i] = west_dmax(o->tl[i], WEST_PLUME_TL_MIN);
 	}
 }
 
@@ -317,12 +317,12 @@ WEST_HD void west_plume_release(const struct west_kplume *k, size_t p, struct we
 WEST_HD double west_plume_dt(const struct west_kplume *k, const struct west_kprof *pr,
 			     const double um[3], const double up[3])
 {
-	double dt = WEST_PLUME_FRAC * fmin(pr->tl[0], fmin(pr->tl[1], pr->tl[2]));
+	double dt = WEST_PLUME_FRAC * west_dmin(pr->tl[0], west_dmin(pr->tl[1], pr->tl[2]));
 
-	dt = fmin(dt, k->wind.dx / fabs(um[0] + up[0]));
-	dt = fmin(dt, k->wind.dy / fabs(um[1] + up[1]));
-	dt = fmin(dt, k->dzmin / fabs(um[2] + up[2]));
-	return fmax(dt, WEST_PLUME_DT_MIN);
+	dt = west_dmin(dt, k->wind.dx / fabs(um[0] + up[0]));
+	dt = west_dmin(dt, k->wind.dy / fabs(um[1] + up[1]));
+	dt = west_dmin(dt, k->dzmin / fabs(um[2] + up[2]));
+	return west_dmax(dt, WEST_PLUME_DT_MIN);
 }
 
 /*
@@ -343,8 +343,11 @@ WEST_HD void west_plume_langevin(const struct west_kprof *pr, const double tl[3]
 {
 	double sp = 0.5 * pr->ds2[2] / sqrt(pr->s2[2]);   /* d sigma_w / dz */
 
+	double e = 0.0;
+
 	for (int i = 0; i < 3; i++) {
-		double e = -expm1(-dt / tl[i]);   /* 1 - r */
+		if (i == 0 || tl[i] != tl[i - 1])   /* equal scales: one expm1 */
+			e = -expm1(-dt / tl[i]);     /* 1 - r */
 		double drift = i == 2 ? e * tl[i] * sp : 0.0;
 		n[i] = (1.0 - e) * n[i] + drift + sqrt(e * (2.0 - e)) * g[i];
 	}
@@ -372,7 +375,7 @@ WEST_HD int west_plume_bounds(const struct west_kplume *k, struct west_pstate *s
 		s->u[2] = -s->u[2];
 	}
 	if (below_lid && s->z > lid) {
-		s->z = fmax(2.0 * lid - s->z, q->ground);
+		s->z = west_dmax(2.0 * lid - s->z, q->ground);
 		s->u[2] = -s->u[2];
 	}
 	return s->z <= k->top;
@@ -442,7 +445,7 @@ WEST_HD int west_plume_step(const struct west_kplume *k, const struct west_kpart
 	west_plume_sample(ks, run, zagl < k->layer, q->col, s->t, dt);
 	zm = fabs(zagl + 0.5 * (um[2] + up[2]) * dt);
 	if (below_lid && zm > q->hmix)
-		zm = fmax(2.0 * q->hmix - zm, 0.0);
+		zm = west_dmax(2.0 * q->hmix - zm, 0.0);
 	west_plume_profile(k, c, q->hmix, zm, &pm);
 	west_plume_normals(k->seed, p, s->n++, g);
 	west_plume_langevin(&pr, pm.tl, dt, g, s->u);

@@ -31,6 +31,18 @@
 
 #include "kernel_util.h"
 
+/* The lesser and the greater of two numbers that are not NaN (fmin and
+ * fmax are library calls on the CPU). */
+WEST_HD double west_dmin(double a, double b)
+{
+	return a < b ? a : b;
+}
+
+WEST_HD double west_dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
 /* One axis of a trilinear stencil: positions i0, i1; weight a on i1. */
 struct west_wstencil {
 	size_t i0, i1;
@@ -49,7 +61,7 @@ WEST_HD struct west_wstencil west_wstencil_at(double fi, size_t n)
 
 	if (n < 2)
 		return s;
-	fi = fmin(fmax(fi, 0.0), (double)(n - 1));
+	fi = west_dmin(west_dmax(fi, 0.0), (double)(n - 1));
 	s.i0 = (size_t)fi;
 	if (s.i0 > n - 2)
 		s.i0 = n - 2;
@@ -74,6 +86,14 @@ WEST_HD double west_wlevel_index(const double *zf, size_t nz, int faces, double 
 		return 0.0;
 	if (h >= west_wlevel_z(zf, faces, hi))
 		return (double)hi;
+	/* a first guess as if the levels were uniform: where it brackets h,
+	 * it is the interval the search would find (the only one) */
+	double g = h / (zf[nz] - zf[0]) * (double)nz - 0.5 * (double)(1 - faces);
+	if (g >= 0.0 && g < (double)hi) {
+		size_t m = (size_t)g;
+		if (west_wlevel_z(zf, faces, m) <= h && h < west_wlevel_z(zf, faces, m + 1))
+			lo = m, hi = m + 1;
+	}
 	while (hi - lo > 1) {   /* level_z(lo) < h < level_z(hi) */
 		size_t mid = lo + (hi - lo) / 2;
 		if (west_wlevel_z(zf, faces, mid) <= h)
@@ -155,8 +175,8 @@ WEST_HD double west_wbilinear(const float *t, size_t nx, size_t ny, double dx, d
 			      double x, double y)
 {
 	double fi = x / dx - 0.5, fj = y / dy - 0.5;
-	fi = fmin(fmax(fi, 0.0), (double)(nx - 1));
-	fj = fmin(fmax(fj, 0.0), (double)(ny - 1));
+	fi = west_dmin(west_dmax(fi, 0.0), (double)(nx - 1));
+	fj = west_dmin(west_dmax(fj, 0.0), (double)(ny - 1));
 	size_t i0 = (size_t)fi, j0 = (size_t)fj;
 	size_t i1 = i0 + 1 < nx ? i0 + 1 : i0, j1 = j0 + 1 < ny ? j0 + 1 : j0;
 	double a = fi - (double)i0, b = fj - (double)j0;

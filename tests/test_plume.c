@@ -237,7 +237,7 @@ Test(plume, profile_derivatives)
 		{ .ustar = 0.3f, .wstar = 1.6f, .inv_l = -0.05f },      /* unstable */
 		{ .ustar = 0.2f, .wstar = 0.0f, .inv_l = 0.04f },       /* stable */
 	};
-	const double h = 800.0, zs[] = { 2.0, 7.0, 15.0, 40.0, 100.0, 200.0, 500.0, 700.0 };
+	const double h = 800.0, zs[] = { 3.0, 7.0, 15.0, 40.0, 100.0, 200.0, 500.0, 700.0 };
 
 	for (int c = 0; c < 3; c++)
 		for (size_t i = 0; i < sizeof zs / sizeof zs[0]; i++) {
