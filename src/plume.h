@@ -56,7 +56,11 @@ struct west_release {
 #define WEST_RELEASE_LAYER 10.0
 
 /* One point of the plume centroid's path: the mean position of the
- * particles in the domain at time t (s after start); n of them. */
+ * particles in the domain at time t (s after start); n of them.  The
+ * first point is the release itself (t 0, the release point and height,
+ * n 1: particle 0 is released at 0); then one every
+ * WEST_PLUME_PATH_SECONDS and one at the end, each left out when no
+ * particle is in the domain then. */
 struct west_plume_point {
 	double t, x, y, z_agl;
 	long n;
@@ -85,9 +89,14 @@ struct west_plume_result {
 };
 
 /*
- * Called between chunks of simulated time with the simulated seconds done;
- * a nonzero return stops the run: west_plume_run then fails with
- * WEST_ERR_INVALID and the message "cancelled".
+ * Called between chunks of simulated time with the simulated seconds done
+ * (every particle has reached it; increasing, the last call with
+ * r->seconds); a nonzero return stops the run: west_plume_run then fails
+ * with WEST_ERR_INVALID and the message "cancelled".  Each chunk is one
+ * kernel launch of bounded work (WEST_PLUME_CHUNK_WORK below) and is
+ * finished when progress is called, so progress may use the same backend
+ * (run a waiting solve) before it returns: the run keeps its own copies in
+ * the backend's memory.
  */
 typedef int (*west_plume_progress_fn)(void *ctx, double done_seconds);
 
@@ -100,7 +109,12 @@ struct west_kernel_ops;
  * WEST_ERR_INVALID naming the parameter when r is out of range (the
  * point outside the domain or in a column that is terrain to the top,
  * the height above the top, a non-finite or non-positive value), and
- * with the kernels' status when they fail.  Read-only on g and f.
+ * with the kernels' status when they fail.  Read-only on g and f, which
+ * are read before the first chunk only (copied into k's memory).  The
+ * message of a refusal starts with the field's name: "x ", "y ",
+ * "x, y: ", "height ", "duration ", "seconds ", "particles ", "layer ".
+ * On CUDA (west_kernels_cuda) the work goes on the calling thread's
+ * per-thread default stream, like a solve's.
  */
 enum west_status west_plume_run(const struct west_grid *g, const struct west_field *f,
 				const struct west_release *r,
