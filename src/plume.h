@@ -134,9 +134,9 @@ void west_plume_result_free(struct west_plume_result *out);
  * simulated time (and at the end); each of those intervals is run in
  * chunks (kernel launches, `progress` called after each) of at most
  * WEST_PLUME_CHUNK_WORK particle-seconds, so one launch is a bounded
- * amount of work (a few ms on an H100) between which a solve may have the
- * GPU.  The chunks depend on the particle count only, so every backend
- * cuts the same steps. */
+ * amount of work (meant to be a few ms on an H100; not yet measured)
+ * between which a solve may have the GPU.  The chunks depend on the
+ * particle count only, so every backend cuts the same steps. */
 #define WEST_PLUME_PATH_SECONDS 60.0
 #define WEST_PLUME_CHUNK_WORK 4e6
 
