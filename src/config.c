@@ -42,6 +42,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "plume.h"
 
 #define CONF_LINE_MAX 65536 /* bytes in one line, without the newline */
 #define CONF_LINE_MAX_STR "65536"
@@ -258,6 +259,10 @@ static const struct conf_row rows[] = {
 		"ui_age_alert", CONF_DOUBLE, FIELD(ui_age_alert), 0, 1e9, 0, NULL,
 		"3600", 1, "s; the map page shows the field's age red past it (0 = never)" },
 };
+
+/* max_particles and max_release_hours stop at the model's own limits */
+_Static_assert(WEST_PLUME_MAX_PARTICLES == 10000000L, "max_particles' bound");
+_Static_assert(WEST_PLUME_MAX_SECONDS == 168 * 3600.0, "max_release_hours' bound");
 
 _Static_assert(sizeof rows / sizeof rows[0] == WEST_CONF_NKEYS,
 	       "one table row per enum west_conf_key");
