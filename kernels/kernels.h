@@ -342,6 +342,110 @@ enum west_status west_mg_codes_cpu(const struct west_kgrid *g, const struct west
 enum west_status west_mg_coarse_cpu(const struct west_plevel *fl, const struct west_mgeom *af,
 				    const struct west_plevel *cl, const struct west_mgeom *ac);
 
+/*
+ * Release plumes (src/plume.h; docs/model.md, "Release plumes").
+ *
+ * struct west_kwind: what the wind at a point needs of a solved field
+ * (grid.h layouts; zf in double, the grid's own): the faces' fluxes u, v,
+ * w and their transparencies.  kernels/wind_util.h blends them as the
+ * point query does (src/query.c calls the same bodies).
+ */
+struct west_kwind {
+	size_t nx, ny, nz;
+	double dx, dy;             /* m */
+	const double *zf;          /* nz + 1 face heights above the base (m) */
+	const float *u, *v, *w;    /* face fluxes per unit area (m/s) */
+	const float *tx, *ty, *tz; /* face transparencies */
+};
+
+/* One column's surface layer (docs/model.md, "Release plumes"); its
+ * mixing height is struct west_kplume's hmix. */
+struct west_kturb {
+	float ustar;   /* friction velocity (m/s), > 0 */
+	float wstar;   /* convective velocity scale (m/s); 0 unless unstable */
+	float inv_l;   /* 1 / Monin-Obukhov length (1/m): < 0 unstable */
+};
+
+/*
+ * Everything plume_advance reads (pointers in the backend's memory).
+ * Positions are grid-local (m east and north of the grid's outer corner)
+ * and altitudes (m above sea level, as the grid's terrain); the ground
+ * under a point is the terrain bilinear between column centres
+ * (grid.h's west_grid_ground_at), and the mixing height above it is
+ * hmix's, bilinear in the same way.  zlow[c] is column c's lowest resolved level
+ * (west_grid_lowest_level: height above the base, < 0 for a column that
+ * is land to the top), cls[c] its class (0..5 = A..F) and pexp[class]
+ * the power-law exponents the field was solved with (field.h): the wind
+ * below zlow is carried down by them, as the point query does.
+ *
+ * Particle p is released at time p * duration / np at (x, y) and height
+ * `height` above the ground there (with uniform_z, at (p + 0.5) / np of
+ * the mixing height there instead).  Homogeneous turbulence (tests and
+ * validation): when tl > 0 every column and height has the standard
+ * deviations sigma[0..2] (m/s) and the Lagrangian time scale tl (s) on
+ * every component, with no gradients (turb is then not read).
+ */
+struct west_kplume {
+	struct west_kwind wind;
+	double base;                    /* altitude of z-face 0 (m) */
+	double top;                     /* altitude of the top face (m) */
+	double dzmin;                   /* the thinnest level (m) */
+	const float *terrain;           /* nx * ny ground altitudes (m) */
+	const double *zlow;             /* nx * ny, above */
+	const unsigned char *cls;       /* nx * ny, above */
+	const struct west_kturb *turb;  /* nx * ny */
+	const float *hmix;              /* nx * ny mixing heights (m above the
+					   ground), >= WEST_PLUME_HMIN */
+	float pexp[6];
+	double sigma[3], tl;            /* homogeneous turbulence when tl > 0 */
+	size_t np;                      /* particles */
+	unsigned long long seed;
+	double x, y, height;            /* release point (grid-local m) and height (m) */
+	double duration;                /* s, > 0 */
+	int uniform_z;
+	double layer;                   /* depth of the sampled layer (m) */
+};
+
+/*
+ * The particles and the accumulators (backend memory).  state[p]: 0 not
+ * released yet, 1 in the domain, 2 left it (sides, top, or a column that
+ * is land to the top); t[p] the time (s after the start) it has reached;
+ * n[p] the random draws made for it (the generator's counter).  conc[c]
+ * adds up the time particles spent in column c's layer (in ticks of
+ * 2^-20 s: integer sums, the same in any order), arrival[c] the earliest
+ * tick one was there (~0 for none yet); sums, when asked, the particles
+ * in the domain at t_end: their x, y and height above ground (in units of
+ * 2^-12 m) and their count.  A zeroed particle block is the start.
+ */
+struct west_kparticles {
+	double *x, *y, *z;              /* grid-local (m), altitude (m) */
+	double *up, *vp, *wp;           /* turbulent velocity over its standard
+					   deviation there (dimensionless) */
+	double *t;
+	unsigned *n;
+	unsigned char *state;
+	unsigned long long *conc, *arrival;   /* nx * ny */
+	unsigned long long *sums;             /* 4 */
+};
+#define WEST_PLUME_TICK 1048576.0      /* ticks per second */
+#define WEST_PLUME_HMIN 20.0           /* the least mixing height (m) */
+#define WEST_PLUME_POS 4096.0          /* centroid sums' units per metre */
+
+/*
+ * plume_advance: every particle released before t_end is advanced to
+ * t_end (s after the start): released when its time comes, moved with
+ * the mean wind plus a Langevin turbulent velocity in adaptive steps,
+ * reflected at the ground and the mixing height, marked when it leaves,
+ * its time in the layer added to conc and arrival.  With centroid, sums
+ * (zeroed by the caller) gets the particles in the domain at t_end.
+ * The per-particle body is west_plume_particle (kernels/plume_util.h):
+ * docs/model.md gives the physics.  Particles are independent and the
+ * accumulators integer, so the result does not depend on the order.
+ */
+enum west_status west_plume_advance_cpu(const struct west_kplume *k,
+					const struct west_kparticles *s, double t_end,
+					int centroid);
+
 /* Vectorized versions of the colour pass, the operator, the restriction,
  * the prolongation, the field update and the right-hand side
  * (potential_simd.c), the CPU backend's: the same results bit for bit
@@ -385,6 +489,7 @@ __typeof__(west_pot_xpby_cpu) west_pot_xpby_cuda;
 __typeof__(west_pot_zero_cpu) west_pot_zero_cuda;
 __typeof__(west_mg_codes_cpu) west_mg_codes_cuda;
 __typeof__(west_mg_coarse_cpu) west_mg_coarse_cuda;
+__typeof__(west_plume_advance_cpu) west_plume_advance_cuda;
 
 #ifdef __cplusplus
 }

@@ -675,6 +675,22 @@ static json_t *status_field(struct west_published *p)
 	return o;
 }
 
+static json_t *releases_json(struct westd *d)
+{
+	struct west_releases_stats st;
+
+	west_releases_stats(&d->releases, &st);
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			 "queued", (json_int_t)st.count[WEST_RELEASE_QUEUED],
+			 "running", (json_int_t)st.count[WEST_RELEASE_RUNNING],
+			 "done", (json_int_t)st.count[WEST_RELEASE_DONE],
+			 "failed", (json_int_t)st.count[WEST_RELEASE_FAILED],
+			 "memory_bytes", (json_int_t)st.bytes,
+			 "posted_total", (json_int_t)st.posted,
+			 "done_total", (json_int_t)st.done,
+			 "failed_total", (json_int_t)st.failed);
+}
+
 static json_t *snapshots_json(struct westd *d)
 {
 	struct west_snapwriter_stats s;
@@ -698,7 +714,7 @@ void api_get_status(struct west_req *r)
 
 	west_worker_stats(&d->worker, &ws);
 	o = json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:i}, s:o, s:o, s:o, s:{s:I, s:I, s:I, "
-		      "s:I, s:I, s:I}, s:s, s:o, s:b, s:s, s:I}",
+		      "s:I, s:I, s:I}, s:s, s:o, s:o, s:b, s:s, s:I}",
 		      "service", "westd", "version", PACKAGE_VERSION,
 		      "backend", "name", d->be->name, "device", d->device,
 		      "note", d->backend_note, "partitions", westd_partitions(d),
@@ -709,6 +725,7 @@ void api_get_status(struct west_req *r)
 		      "submitted", (json_int_t)ws.submitted, "solved", (json_int_t)ws.solved,
 		      "superseded", (json_int_t)ws.superseded, "failed", (json_int_t)ws.failed,
 		      "last_error", ws.last_error, "snapshots", snapshots_json(d),
+		      "releases", releases_json(d),
 		      "ready", ready, "not_ready_because", ready ? "" : why,
 		      "uptime_seconds", (json_int_t)(westd_now() - d->started_at));
 	west_published_release(p);
@@ -732,6 +749,18 @@ void api_get_readyz(struct west_req *r)
 		west_reply_problem(r, 503, "not-ready", "Service Unavailable", "%s", why);
 }
 
+/* The releases held now, for the metrics. */
+static void releases_gauges(struct westd *d, struct west_metrics_gauges *g)
+{
+	struct west_releases_stats st;
+
+	west_releases_stats(&d->releases, &st);
+	g->has_releases = 1;
+	for (int k = 0; k < 4; k++)
+		g->releases[k] = st.count[k];
+	g->release_bytes = (double)st.bytes;
+}
+
 void api_get_metrics(struct west_req *r)
 {
 	struct westd *d = r->d;
@@ -753,6 +782,7 @@ void api_get_metrics(struct west_req *r)
 	g.ready = westd_ready(d, why, sizeof why);
 	g.backend = d->be->name, g.device = d->device, g.version = PACKAGE_VERSION;
 	g.partitions = westd_partitions(d);
+	releases_gauges(d, &g);
 	west_metrics_process_read(&proc);
 	g.process = &proc;
 	/* the kernel's start time (to the clock tick) where /proc has it */

@@ -1,6 +1,7 @@
 /*
  * api.h: westd's routes (api.c: the native /v1 API, health, metrics;
- * api_edr.c: OGC API - EDR; api_ui.c: the map page) and the argument
+ * api_releases.c: release plumes; api_edr.c: OGC API - EDR; api_ui.c:
+ * the map page) and the argument
  * helpers they share.  The
  * helpers answer the request (400) and return 0 when an argument is bad.
  */
@@ -37,6 +38,14 @@ int api_arg_zref(struct west_req *r, enum west_zref *zref);
 struct west_published *api_field(struct west_req *r);
 /* The grid's description for JSON answers. */
 json_t *api_grid_json(const struct west_grid *g);
+
+/* api_releases.c: release plumes (docs/api.md "Releases") */
+void api_post_release(struct west_req *r);
+void api_get_releases(struct west_req *r);
+void api_get_release(struct west_req *r);
+void api_get_release_concentration(struct west_req *r);
+void api_get_release_footprint(struct west_req *r);
+void api_get_release_trajectory(struct west_req *r);
 
 /* api_edr.c */
 void api_edr_landing(struct west_req *r);

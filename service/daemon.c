@@ -167,6 +167,8 @@ static enum west_status make_live(const struct west_config *c, struct westd_live
 	l->max_response_cells = c->max_response_cells;
 	l->ui_age_warn = c->ui_age_warn;
 	l->ui_age_alert = c->ui_age_alert;
+	l->max_particles = c->max_particles;
+	l->max_release_hours = c->max_release_hours;
 	return read_token(c, l->token, sizeof l->token, err, errlen);
 }
 
@@ -449,6 +451,23 @@ static enum west_status open_state(struct westd *d, char *err, size_t errlen)
 	return st;
 }
 
+static struct west_releases_limits release_limits(const struct west_config *c)
+{
+	struct west_releases_limits lim = { (size_t)c->releases_keep, c->releases_max_age,
+					    (size_t)c->releases_queue };
+	return lim;
+}
+
+/* The release runner, on the backend's kernels: it shares the device with
+ * the solves (releases.h). */
+static enum west_status open_releases(struct westd *d, char *err, size_t errlen)
+{
+	struct west_releases_limits lim = release_limits(&d->conf);
+
+	return west_releases_start(&d->releases, west_plume_run, d->be->kernels,
+				   (int)d->conf.release_threads, &lim, &d->metrics, err, errlen);
+}
+
 /* Versions go on from the newest snapshot of an earlier run, so that a
  * restart neither reuses a version (a console's ETag) nor has retention
  * take the new snapshots for the oldest. */
@@ -507,7 +526,9 @@ static enum west_status open_all(struct westd *d, char *err, size_t errlen)
 	if (st)
 		return st;
 	d->worker_on = 1;
-	st = open_outputs(d, err, errlen);
+	st = open_releases(d, err, errlen);
+	if (!st)
+		st = open_outputs(d, err, errlen);
 	if (!st) {
 		pthread_mutex_lock(&d->ingest_lock);
 		st = resume(d, err, errlen);
@@ -539,6 +560,7 @@ enum west_status westd_open(struct westd *d, char *err, size_t errlen)
 void westd_close(struct westd *d)
 {
 	west_spool_close(&d->spool);
+	west_releases_stop(&d->releases);   /* the running release is cancelled */
 	if (d->worker_on)
 		west_worker_stop(&d->worker);   /* the running solve finishes */
 	if (d->snap_on)
@@ -618,6 +640,10 @@ static void apply_reloadable(struct westd *d, const struct west_config *c,
 	west_worker_set_opts(&d->worker, &o);
 	if (d->snap_on)
 		west_snapwriter_set(&d->snap, (size_t)c->snapshot_keep, c->snapshot_interval);
+	if (d->releases.started) {
+		struct west_releases_limits lim = release_limits(c);
+		west_releases_set_limits(&d->releases, &lim);
+	}
 	pthread_rwlock_wrlock(&d->live_lock);
 	d->live = *live;
 	pthread_rwlock_unlock(&d->live_lock);

@@ -5,7 +5,8 @@
  *
  * Start-up (westd_open): config -> terrain -> grid -> backend (terrain
  * uploaded once) -> observation store (state_dir/observations) -> compute
- * worker -> snapshot writer -> spool; then the newest persisted set, if
+ * worker -> release runner -> snapshot writer -> spool; then the newest
+ * persisted set, if
  * any, is solved.  The HTTP server is started by the caller (main.c) once
  * open returns, so nothing is served before the daemon can answer.
  *
@@ -39,6 +40,7 @@
 #include "metrics.h"
 #include "obsstore.h"
 #include "publish.h"
+#include "releases.h"
 #include "snapwriter.h"
 #include "spool.h"
 #include "worker.h"
@@ -71,6 +73,8 @@ struct westd_live {
 	double max_field_age;
 	long long max_body_bytes, max_response_cells;
 	double ui_age_warn, ui_age_alert;  /* the map page's age colours (s) */
+	long max_particles;                /* a release's particles at most */
+	double max_release_hours;          /* a release's simulated hours at most */
 };
 
 struct westd {
@@ -91,6 +95,7 @@ struct westd {
 	struct west_snapwriter snap;
 	int snap_on, worker_on;
 	struct west_spool spool;
+	struct west_releases releases;     /* release plumes (releases.h) */
 	struct west_metrics metrics;
 
 	pthread_mutex_t ingest_lock, rec_lock;

@@ -608,6 +608,11 @@ static void crs_id(const struct west_crs *c, char *buf, size_t size)
 		snprintf(buf, size, "%s", west_crs_name(c, name, sizeof name) ? name : "native");
 }
 
+void west_edr_crs_id(const struct west_crs *c, char *buf, size_t size)
+{
+	crs_id(c, buf, size);
+}
+
 /* CRS84 as a crs parameter may name it. */
 static int is_crs84(const char *s)
 {
@@ -1550,4 +1555,69 @@ enum west_status west_covjson_cube(const struct west_grid *g,
 	}
 	free(own);
 	return st;
+}
+
+/* ============================================================ columns */
+
+/* The Parameter object of a layer. */
+static json_t *layer_param(const struct west_covjson_layer *p)
+{
+	return json_pack("{s:s, s:o, s:{s:o, s:{s:s, s:s}}, s:{s:o}}",
+			 "type", "Parameter", "description", i18n(p->description),
+			 "unit", "label", i18n(p->unit_label), "symbol", "value", p->unit,
+			 "type", UCUM, "observedProperty", "label", i18n(p->property));
+}
+
+/* The values of a layer as an NdArray [1, ny, nx]. */
+static json_t *layer_range(const struct west_grid *g, const struct west_covjson_layer *p)
+{
+	size_t shape[3] = { 1, g->ny, g->nx }, n = g->nx * g->ny;
+	json_t *v = json_array();
+
+	for (size_t k = 0; v && k < n; k++)
+		if (json_array_append_new(v, isfinite(p->v[k]) ? json_real((double)p->v[k]) :
+					  json_null())) {
+			json_decref(v);
+			v = NULL;
+		}
+	return v ? ndarray(v, AXES_ZYX, shape, 3) : NULL;
+}
+
+/* All column centres along one axis. */
+static json_t *all_centres(double origin, double d, size_t n)
+{
+	struct span s = { 0, n };
+	return centres(origin, d, &s);
+}
+
+enum west_status west_covjson_columns(const struct west_grid *g,
+				      const struct west_covjson_layer *p, size_t n,
+				      double z0, double z1, long long t0, long long t1,
+				      json_t **out, char *err, size_t errlen)
+{
+	json_t *params = json_object(), *ranges = json_object(), *dom, *cv;
+	int bad = !params || !ranges;
+
+	for (size_t k = 0; !bad && k < n; k++)
+		bad = json_object_set_new(params, p[k].name, layer_param(&p[k])) ||
+		      json_object_set_new(ranges, p[k].name, layer_range(g, &p[k]));
+	dom = json_pack("{s:s, s:s, s:{s:{s:o}, s:{s:o}, s:{s:[f], s:[f,f]}, "
+			"s:{s:[o], s:[o,o]}}, s:o}",
+			"type", "Domain", "domainType", "Grid", "axes",
+			"x", "values", all_centres(g->x0, g->dx, g->nx),
+			"y", "values", all_centres(g->y0, g->dy, g->ny),
+			"z", "values", 0.5 * (z0 + z1), "bounds", z0, z1,
+			"t", "values", time_text(t1), "bounds", time_text(t0), time_text(t1),
+			"referencing", referencing(g, WEST_ZREF_AGL, 0));
+	cv = bad ? NULL : json_pack("{s:s, s:o, s:O, s:O}", "type", "Coverage", "domain", dom,
+				    "parameters", params, "ranges", ranges);
+	if (bad)
+		json_decref(dom);
+	json_decref(params);
+	json_decref(ranges);
+	if (!cv)
+		return west_fail(err, errlen, WEST_ERR_NOMEM,
+				 "out of memory building the CoverageJSON answer");
+	*out = cv;
+	return WEST_OK;
 }

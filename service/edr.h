@@ -175,6 +175,11 @@ enum west_edr_crs {
 enum west_status west_edr_parse_crs(const struct west_crs *c, const char *s,
 				    enum west_edr_crs *which, char *err, size_t errlen);
 
+/* The identifier of the grid's CRS that crs= takes (the collection's
+ * second crs): an EPSG URI, else the WKT's name, the CF mapping name or
+ * "native"; into buf. */
+void west_edr_crs_id(const struct west_crs *c, char *buf, size_t size);
+
 #define WEST_EDR_DENSIFY 8 /* pieces each CRS84 polygon edge is cut into */
 
 /* A polygon (p, in place) or a box bbox = lon0, lat0, lon1, lat1 (into p,
@@ -306,6 +311,28 @@ enum west_status west_covjson_cube(const struct west_grid *g,
 				   enum west_zref zref, unsigned params,
 				   size_t max_cells, json_t **out,
 				   char *err, size_t errlen);
+
+/* One two-dimensional parameter on the grid's columns (a release's
+ * outputs, releases.h): its name, the Parameter's description, unit (a
+ * UCUM symbol and a label), the observed property's label, and nx * ny
+ * values, entry j * nx + i (NaN: null). */
+struct west_covjson_layer {
+	const char *name, *description, *unit, *unit_label, *property;
+	const float *v;
+};
+
+/*
+ * A "Grid" coverage of n such parameters on every column of g: x, y the
+ * column centres in the grid's CRS (a ProjectedCRS as above); z one value,
+ * the middle of the layer z0 .. z1 m above the ground, with those bounds;
+ * t one value, t1, with bounds t0, t1 (the span the values integrate
+ * over); ranges axisNames ["z", "y", "x"], shape [1, ny, nx].
+ * WEST_ERR_NOMEM when it cannot be built.
+ */
+enum west_status west_covjson_columns(const struct west_grid *g,
+				      const struct west_covjson_layer *p, size_t n,
+				      double z0, double z1, long long t0, long long t1,
+				      json_t **out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -446,35 +446,47 @@ static void refuse_target(struct west_req *r, const void *why)
 /* ------------------------------------------------------------- dispatch */
 
 /* 1 when route path p takes url, *arg set to its "{name}" segment's
- * value (NULL for an exact path). */
-static int route_takes(const char *p, const char *url, const char **arg)
+ * value (NULL for an exact path): the rest of url when the segment ends
+ * p, else the one segment it stands for, copied into seg (size bytes). */
+static int route_takes(const char *p, const char *url, const char **arg, char *seg,
+		       size_t size)
 {
-	const char *brace = strrchr(p, '{');
+	const char *brace = strchr(p, '{'), *close = brace ? strchr(brace, '}') : NULL;
+	const char *end;
 	size_t n = brace ? (size_t)(brace - p) : 0;
 
 	*arg = NULL;
-	if (!brace || brace == p || brace[-1] != '/' || p[strlen(p) - 1] != '}')
+	if (!brace || brace == p || brace[-1] != '/' || !close)
 		return strcmp(url, p) == 0;
 	if (strncmp(url, p, n) != 0 || !url[n])
 		return 0;
-	*arg = url + n;
+	if (!close[1]) {
+		*arg = url + n;
+		return 1;
+	}
+	end = strchr(url + n, '/');
+	if (!end || end == url + n || (size_t)(end - url) - n >= size || strcmp(end, close + 1))
+		return 0;
+	memcpy(seg, url + n, (size_t)(end - url) - n);
+	seg[(size_t)(end - url) - n] = '\0';
+	*arg = seg;
 	return 1;
 }
 
-/* The index of url's route (the first that takes it), and its {name}
+/* The index of r's route (the first that takes it), and its {name}
  * argument; WEST_ROUTE_NONE when none does. */
-static size_t find_route(const struct west_http *h, const char *url, const char **arg)
+static size_t find_route(const struct west_http *h, struct west_req *r)
 {
 	for (size_t i = 0; i < h->nroutes; i++)
-		if (route_takes(h->routes[i].path, url, arg))
+		if (route_takes(h->routes[i].path, r->url, &r->path_arg, r->seg, sizeof r->seg))
 			return i;
-	*arg = NULL;
+	r->path_arg = NULL;
 	return WEST_ROUTE_NONE;
 }
 
 static void dispatch(struct west_http *h, struct west_req *r)
 {
-	size_t i = find_route(h, r->url, &r->path_arg);
+	size_t i = find_route(h, r);
 	const struct west_route_def *rt = i == WEST_ROUTE_NONE ? NULL : &h->routes[i];
 	int get = !strcmp(r->method, "GET") || r->head, post = !strcmp(r->method, "POST");
 	char allow[32];

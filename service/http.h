@@ -53,7 +53,9 @@ struct west_req {
 	int head;                   /* HEAD: answer without the body */
 	unsigned status;            /* the answer's status, once queued */
 	double t0;                  /* CLOCK_MONOTONIC s at its start */
-	const char *path_arg;       /* the {name} of /v1/snapshots/{name} */
+	const char *path_arg;       /* the {name} of /v1/snapshots/{name}, or of
+				     * /v1/releases/{id}/footprint (then in seg) */
+	char seg[64];
 	struct { char name[32], value[224]; } hdr[8]; /* for the next answer */
 	int nhdr;
 };
@@ -78,8 +80,11 @@ struct west_post_doc {
 
 /* One route (routes.c holds the table, the only place a path is written). */
 struct west_route_def {
-	const char *path;           /* exact, or ending in one "{name}" segment
-				     * that matches any rest after the prefix */
+	const char *path;           /* exact, or with one "{name}" segment: at the
+				     * end it matches any rest after the prefix;
+				     * followed by more path, one non-empty
+				     * segment without '/' (at most 63 bytes)
+				     * and then exactly that rest */
 	west_handler get, post;     /* NULL: method not allowed */
 	int open;                   /* 1: never needs a token (health) */
 	const struct west_param *const *params; /* the query parameters it takes,

@@ -68,13 +68,20 @@ struct hist_def {
 	size_t n;
 };
 
+static const unsigned long long release_bounds[] = {
+	10000000, 50000000, 100000000, 250000000, 500000000, NS, 2500000000ULL,
+	5 * NS, 10 * NS, 30 * NS, 60 * NS, 300 * NS, 900 * NS,
+};
+
 static const struct hist_def http_def = { http_bounds, ARRAY_LEN(http_bounds) };
 static const struct hist_def solve_def = { solve_bounds, ARRAY_LEN(solve_bounds) };
 static const struct hist_def snapshot_def = { snapshot_bounds, ARRAY_LEN(snapshot_bounds) };
+static const struct hist_def release_def = { release_bounds, ARRAY_LEN(release_bounds) };
 
 _Static_assert(ARRAY_LEN(http_bounds) < WEST_METRICS_MAXBUCKETS, "http buckets");
 _Static_assert(ARRAY_LEN(solve_bounds) < WEST_METRICS_MAXBUCKETS, "solve buckets");
 _Static_assert(ARRAY_LEN(snapshot_bounds) < WEST_METRICS_MAXBUCKETS, "snapshot buckets");
+_Static_assert(ARRAY_LEN(release_bounds) < WEST_METRICS_MAXBUCKETS, "release buckets");
 
 /* ============================================================ labels */
 
@@ -199,6 +206,13 @@ void west_metrics_snapshot(struct west_metrics *m, int ok, double seconds)
 	bump(ok ? &m->snapshots_ok : &m->snapshots_failed, 1);
 	if (ok)
 		observe(&m->snapshot_seconds, &snapshot_def, seconds);
+}
+
+void west_metrics_release(struct west_metrics *m, int ok, double seconds)
+{
+	bump(ok ? &m->releases_done : &m->releases_failed, 1);
+	if (ok)
+		observe(&m->release_seconds, &release_def, seconds);
 }
 
 /* ============================================================ process */
@@ -558,6 +572,22 @@ static void render_worker(struct buf *b, const struct west_metrics *m)
 			       &m->snapshot_seconds, &snapshot_def);
 }
 
+static void render_release_runs(struct buf *b, const struct west_metrics *m)
+{
+	char v[32];
+	const char *kv_done[2] = { "result", "done" }, *kv_failed[2] = { "result", "failed" };
+
+	family(b, "westd_release_runs_total", "counter",
+	       "Release plume runs that ended, by result (failed includes cancelled).");
+	sample(b, "westd_release_runs_total", kv_done, 1, fmt_ull(v, load(&m->releases_done)));
+	sample(b, "westd_release_runs_total", kv_failed, 1,
+	       fmt_ull(v, load(&m->releases_failed)));
+	render_unlabelled_hist(b, "westd_release_run_seconds",
+			       "Wall time of the release plume runs that were done.",
+			       &m->release_seconds, &release_def);
+}
+
+
 /* A gauge family with one unlabelled sample (none when value is NaN). */
 static void gauge(struct buf *b, const char *name, const char *help, double value)
 {
@@ -584,6 +614,20 @@ static void render_process(struct buf *b, const struct west_metrics_process *p)
 	      p->virtual_bytes);
 	gauge(b, "process_resident_memory_bytes", "Resident memory size in bytes.",
 	      p->resident_bytes);
+}
+
+static void render_releases(struct buf *b, const struct west_metrics_gauges *g)
+{
+	static const char *const states[4] = { "queued", "running", "done", "failed" };
+	char v[32];
+
+	family(b, "westd_releases", "gauge", "Release plumes held now, by status.");
+	for (int k = 0; k < 4; k++) {
+		const char *kv[2] = { "status", states[k] };
+		sample(b, "westd_releases", kv, 1, fmt_ull(v, g->releases[k]));
+	}
+	gauge(b, "westd_release_memory_bytes",
+	      "Memory the held release plumes and their results take.", g->release_bytes);
 }
 
 static void render_gauges(struct buf *b, const struct west_metrics_gauges *g)
@@ -622,6 +666,8 @@ static void render_gauges(struct buf *b, const struct west_metrics_gauges *g)
 	gauge(b, "process_start_time_seconds",
 	      "Start time of the process since unix epoch in seconds.",
 	      g->start_time_seconds);
+	if (g->has_releases)
+		render_releases(b, g);
 	if (g->process)
 		render_process(b, g->process);
 }
@@ -635,6 +681,7 @@ char *west_metrics_render(const struct west_metrics *m,
 	render_http_seconds(&b, m);
 	render_observations(&b, m);
 	render_worker(&b, m);
+	render_release_runs(&b, m);
 	if (g)
 		render_gauges(&b, g);
 	if (b.oom) {

@@ -25,6 +25,10 @@
  *   westd_observation_sets_superseded_total         counter
  *   westd_snapshot_writes_total{result="ok|failed"} counter
  *   westd_snapshot_write_seconds                    histogram (ok writes)
+ *   westd_release_runs_total{result="done|failed"}  counter
+ *   westd_release_run_seconds                       histogram (done runs)
+ *   westd_releases{status="queued|running|done|failed"}, westd_release_memory_bytes
+ *                                                   gauges (from the caller)
  *   westd_field_age_seconds, westd_field_valid_time_seconds,
  *   westd_field_published_time_seconds, westd_field_version,
  *   westd_queue_depth, westd_ready, westd_build_info{version},
@@ -110,6 +114,8 @@ struct west_metrics {
 	atomic_ullong superseded;
 	atomic_ullong snapshots_ok, snapshots_failed;
 	struct west_metrics_hist snapshot_seconds;
+	atomic_ullong releases_done, releases_failed;
+	struct west_metrics_hist release_seconds;
 };
 
 /* All zero.  A struct that is zero already (static, calloc) needs no init. */
@@ -132,6 +138,10 @@ void west_metrics_superseded(struct west_metrics *m, unsigned long long n);
 /* One snapshot write; its duration goes to the histogram only when ok
  * (as for solves: a failure's time says little about the next write). */
 void west_metrics_snapshot(struct west_metrics *m, int ok, double seconds);
+
+/* One release run (releases.h) that ended: done (ok) or failed; its wall
+ * time goes to the histogram only when done. */
+void west_metrics_release(struct west_metrics *m, int ok, double seconds);
 
 /* The process's own resources, as Prometheus' client libraries export
  * them; NaN where unknown (then the sample is left out). */
@@ -168,6 +178,11 @@ struct west_metrics_gauges {
 	 * samples, each left out when NaN (start_time_seconds above is the
 	 * one used, not process->start_time_seconds) */
 	const struct west_metrics_process *process;
+	/* releases held now by state (queued, running, done, failed) and the
+	 * memory they hold; has_releases 0: the families are left out */
+	int has_releases;
+	unsigned long long releases[4];
+	double release_bytes;
 };
 
 /*

@@ -30,23 +30,27 @@ static const struct {
 	const char *code, *description;
 } status_docs[] = {
 	{ "200", "OK" },
-	{ "202", "Accepted: the set is stored and queued; field_version is the version it "
-		 "will make (GET /v1/status follows it)" },
+	{ "202", "Accepted: queued. An observation set: stored, field_version is the version "
+		 "it will make (GET /v1/status follows it); a release: Location and href name "
+		 "its status" },
 	{ "301", "Moved Permanently: Location /ui/" },
 	{ "304", "Not Modified: If-None-Match matched the ETag; no body" },
 	{ "400", "Bad Request: a parameter missing, malformed, out of range, given twice, "
 		 "not supported (unknown-parameter), or a set that does not validate" },
 	{ "401", "Unauthorized: a token is configured (api_token; read_auth for reads) and "
 		 "the request lacks Authorization: Bearer TOKEN or has a wrong one" },
-	{ "404", "Not Found: no such snapshot, version not held, or no data at datetime" },
+	{ "404", "Not Found: no such snapshot or release, version not held, or no data at "
+		 "datetime" },
+	{ "409", "Conflict: the release is not done (queued, running, or failed)" },
 	{ "413", "Content Too Large: the body over max_body_bytes, or the answer over "
 		 "max_response_cells values" },
 	{ "414", "URI Too Long: a query over 8192 bytes (a query of more than 128 "
 		 "'&'-separated pieces is a 400)" },
 	{ "415", "Unsupported Media Type: neither application/json nor text/csv" },
-	{ "422", "Unprocessable Content: the point is not in the air, or the set is out of "
-		 "date" },
-	{ "503", "Service Unavailable: no field yet, not ready, or not stored" },
+	{ "422", "Unprocessable Content: the point is not in the air, the set is out of "
+		 "date, or a release's value is out of range" },
+	{ "503", "Service Unavailable: no field yet, not ready, not stored, or the release "
+		 "queue is full" },
 };
 
 /* ------------------------------------------------------------- building */
@@ -151,7 +155,7 @@ static json_t *operation_json(const struct west_route_def *rt, int post)
 {
 	json_t *op = json_object(), *params = json_array();
 	const struct west_post_doc *pd = rt->post_doc;
-	const char *brace = strrchr(rt->path, '{');
+	const char *brace = strchr(rt->path, '{');
 	char id[160], *q;
 
 	snprintf(id, sizeof id, "%s%s", post ? "post" : "get", rt->path);
@@ -176,7 +180,7 @@ static json_t *operation_json(const struct west_route_def *rt, int post)
 	}
 	if (brace)
 		json_array_append_new(params, json_pack("{s:s#, s:s, s:b, s:{s:s}}", "name",
-			brace + 1, (int)(strlen(brace) - 2), "in", "path", "required", 1,
+			brace + 1, (int)strcspn(brace + 1, "}"), "in", "path", "required", 1,
 			"schema", "type", "string"));
 	if (!post)
 		for (const struct west_param *const *p = rt->params; p && *p; p++)

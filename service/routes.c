@@ -20,6 +20,7 @@
 #define JSON "application/json"
 #define COVJSON "application/vnd.cov+json"
 #define HTML "text/html; charset=utf-8"
+#define GEOJSON_TYPE "application/geo+json"
 
 /* ------------------------------------------------------------ parameters */
 
@@ -84,7 +85,18 @@ static const struct west_param
 			   "grid's CRS." },
 	arg_bbox = { "bbox", "string", 1, NULL,
 		 "minlon,minlat,maxlon,maxlat in CRS84, or minx,miny,maxx,maxy (m) with crs "
-		 "naming the grid's CRS." };
+		 "naming the grid's CRS." },
+	arg_format_release = { "format", "string", 0, "covjson|netcdf",
+			   "covjson (default): CoverageJSON; netcdf: a CF NetCDF-4 file "
+			   "(application/x-netcdf) as an attachment release-ID.nc." },
+	arg_crs_geojson = { "crs", "string", 0, NULL,
+			"CRS84 (longitude, latitude on WGS 84, RFC 7946; the default) or the "
+			"grid's own CRS as the wind collection's crs lists it (EPSG:n): x, y in "
+			"metres, named in the answer's crs member. On a terrain without a "
+			"transverse Mercator CRS only the grid's." },
+	arg_levels = { "levels", "string", 0, NULL,
+		   "Concentration levels (s/m^3), comma-separated, at most 16, each > 0: "
+		   "1e-7,1e-6. Default: the maximum over 10^4, 10^3, 100 and 10." };
 
 #define PARAMS(...) ((const struct west_param *const[]){ __VA_ARGS__, NULL })
 
@@ -100,6 +112,18 @@ static const struct west_param
 			       &arg_f_covjson, &arg_version)
 
 /* ---------------------------------------------------------------- routes */
+
+static const struct west_post_doc post_release_doc = {
+	"Post a release plume",
+	"A JSON object: lon and lat (or x and y), height (m above ground, default 10), "
+	"duration (s, default 600), hours (simulated, default 1, at most "
+	"max_release_hours), particles (default 100000, at most max_particles), seed "
+	"(default random) and start (RFC 3339, default the field's valid time); any other "
+	"member is 400. Run on the current field, one release at a time in posting order; "
+	"202 with its id and href (and Location). 400 a malformed body, 422 a value out of "
+	"range, 503 no field yet or releases_queue releases waiting.",
+	JSON, "202 415 422 503"
+};
 
 static const struct west_post_doc post_observations_doc = {
 	"Post an observation set",
@@ -139,6 +163,33 @@ static const struct west_route_def routes[] = {
 	  "The current field's set and the recent sets, newest first, each with its "
 	  "status (pending, solved, superseded, failed).", JSON, "200",
 	  &post_observations_doc },
+	{ "/v1/releases", api_get_releases, api_post_release, 0, NULL, "releases",
+	  "The release plumes",
+	  "The releases kept, newest first, each its status document, and the limits "
+	  "max_particles and max_release_hours.", JSON, "200", &post_release_doc },
+	{ "/v1/releases/{id}/concentration", api_get_release_concentration, NULL, 0,
+	  PARAMS(&arg_format_release), "releases", "A release's concentration",
+	  "The time-integrated concentration near the ground per unit mass released "
+	  "(s/m^3) and the arrival time (s) on the grid's columns, CoverageJSON, or CF "
+	  "NetCDF with format=netcdf. 409 until the release is done.",
+	  COVJSON "|application/x-netcdf", "200 404 409 413", NULL },
+	{ "/v1/releases/{id}/footprint", api_get_release_footprint, NULL, 0,
+	  PARAMS(&arg_levels, &arg_crs_geojson), "releases", "A release's footprint (GeoJSON)",
+	  "A FeatureCollection, one Feature per level (properties.level, s/m^3; area_m2), "
+	  "each a MultiPolygon in WGS 84 (RFC 7946) of the ground where the concentration is "
+	  "at or above it. 409 until the release is done.", GEOJSON_TYPE,
+	  "200 404 409", NULL },
+	{ "/v1/releases/{id}/trajectory", api_get_release_trajectory, NULL, 0,
+	  PARAMS(&arg_crs_geojson),
+	  "releases", "A release's trajectory (GeoJSON)",
+	  "A Feature: the LineString of the plume centroid in WGS 84, properties.times "
+	  "(RFC 3339) and seconds after the start, heights_agl, particles_in_domain. 409 "
+	  "until the release is done.", GEOJSON_TYPE, "200 404 409", NULL },
+	{ "/v1/releases/{id}", api_get_release, NULL, 0, NULL, "releases",
+	  "A release's status",
+	  "Its status (queued, running, done, failed), field_version, particles, outside, "
+	  "the release as asked, progress, times, max_concentration, error and links.",
+	  JSON, "200 404", NULL },
 	{ "/v1/snapshots", api_get_snapshots, NULL, 0, NULL, "native", "The NetCDF snapshots",
 	  "Newest first.", JSON, "200 503", NULL },
 	{ "/v1/snapshots/{name}", api_get_snapshot, NULL, 0, NULL, "native",

@@ -99,6 +99,7 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.pot_zero = west_pot_zero_cpu, \
 	.mg_codes = west_mg_codes_cpu, \
 	.mg_coarse = west_mg_coarse_cpu, \
+	.plume_advance = west_plume_advance_cpu, \
 	.alloc = cpu_alloc, \
 	.upload = cpu_copy, \
 	.download = cpu_copy, \

@@ -282,6 +282,7 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.pot_zero = west_pot_zero_cuda,
 	.mg_codes = west_mg_codes_cuda,
 	.mg_coarse = west_mg_coarse_cuda,
+	.plume_advance = west_plume_advance_cuda,
 	.sync = cuda_sync,
 	.graph_begin = cuda_graph_begin,
 	.graph_end = cuda_graph_end,

@@ -42,6 +42,7 @@
 #include <strings.h>
 
 #include "log.h"
+#include "plume.h"
 
 #define CONF_LINE_MAX 65536 /* bytes in one line, without the newline */
 #define CONF_LINE_MAX_STR "65536"
@@ -238,6 +239,24 @@ static const struct conf_row rows[] = {
 		"field_pool", CONF_LONG, FIELD(field_pool), 0, 64, 0, NULL, "10", 0,
 		"field buffers made at start and kept idle for the next fields "
 		"(page-locked on CUDA; 0 = allocate each field)" },
+	[WEST_CONF_MAX_PARTICLES] = {
+		"max_particles", CONF_LONG, FIELD(max_particles), 1, 10000000, 0, NULL,
+		"1000000", 1, "the most particles one release (POST /v1/releases) may ask for" },
+	[WEST_CONF_MAX_RELEASE_HOURS] = {
+		"max_release_hours", CONF_DOUBLE, FIELD(max_release_hours), 0, 168, 1, NULL,
+		"6", 1, "the longest simulated time (h) one release may ask for" },
+	[WEST_CONF_RELEASES_KEEP] = {
+		"releases_keep", CONF_LONG, FIELD(releases_keep), 1, 100000, 0, NULL, "32", 1,
+		"finished releases kept with their results (the oldest go first)" },
+	[WEST_CONF_RELEASES_MAX_AGE] = {
+		"releases_max_age", CONF_DOUBLE, FIELD(releases_max_age), 0, 1e9, 0, NULL,
+		"86400", 1, "s a finished release is kept after it ended (0 = no limit)" },
+	[WEST_CONF_RELEASES_QUEUE] = {
+		"releases_queue", CONF_LONG, FIELD(releases_queue), 1, 10000, 0, NULL, "16", 1,
+		"releases waiting for their run, at most; a POST past it is refused (503)" },
+	[WEST_CONF_RELEASE_THREADS] = {
+		"release_threads", CONF_LONG, FIELD(release_threads), 0, 1024, 0, NULL, "0", 0,
+		"OpenMP threads of a release run on the CPU backend (0 = OpenMP's default)" },
 	[WEST_CONF_UI_AGE_WARN] = {
 		"ui_age_warn", CONF_DOUBLE, FIELD(ui_age_warn), 0, 1e9, 0, NULL,
 		"1800", 1, "s; the map page shows the field's age amber past it (0 = never)" },
@@ -245,6 +264,10 @@ static const struct conf_row rows[] = {
 		"ui_age_alert", CONF_DOUBLE, FIELD(ui_age_alert), 0, 1e9, 0, NULL,
 		"3600", 1, "s; the map page shows the field's age red past it (0 = never)" },
 };
+
+/* max_particles and max_release_hours stop at the model's own limits */
+_Static_assert(WEST_PLUME_MAX_PARTICLES == 10000000L, "max_particles' bound");
+_Static_assert(WEST_PLUME_MAX_SECONDS == 168 * 3600.0, "max_release_hours' bound");
 
 _Static_assert(sizeof rows / sizeof rows[0] == WEST_CONF_NKEYS,
 	       "one table row per enum west_conf_key");

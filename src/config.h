@@ -79,6 +79,12 @@ enum west_conf_key {
 	WEST_CONF_SNAPSHOT_KEEP,
 	WEST_CONF_SNAPSHOT_INTERVAL,
 	WEST_CONF_FIELD_POOL,
+	WEST_CONF_MAX_PARTICLES,
+	WEST_CONF_MAX_RELEASE_HOURS,
+	WEST_CONF_RELEASES_KEEP,
+	WEST_CONF_RELEASES_MAX_AGE,
+	WEST_CONF_RELEASES_QUEUE,
+	WEST_CONF_RELEASE_THREADS,
 	WEST_CONF_UI_AGE_WARN,
 	WEST_CONF_UI_AGE_ALERT,
 	WEST_CONF_NKEYS
@@ -135,6 +141,13 @@ struct west_config {
 	long snapshot_keep;                 /* newest snapshots kept */
 	double snapshot_interval;           /* s; 0 = after each new field */
 	long field_pool;                    /* idle field buffers kept (fieldpool.h) */
+	/* release plumes (POST /v1/releases) */
+	long max_particles;                 /* the most particles one release may ask */
+	double max_release_hours;           /* the longest simulated time one may ask (h) */
+	long releases_keep;                 /* finished releases kept */
+	double releases_max_age;            /* s a finished release is kept; 0 = no limit */
+	long releases_queue;                /* releases waiting for the runner, at most */
+	long release_threads;               /* OpenMP threads of a CPU run; 0 = OpenMP's default */
 	/* the map page (GET /ui/) */
 	double ui_age_warn, ui_age_alert;   /* s since the valid time; 0 = off */
 	unsigned char set[WEST_CONF_NKEYS]; /* 1 where a file or --set gave it */

@@ -82,8 +82,9 @@ typedef void (*west_progress_fn)(void *ctx, int step, const struct west_report *
  * reference, so a backend's kernel with another prototype does not
  * compile.  The driver calls every kernel slot but land and transparency
  * (steps 4 and 7 run with the terrain: grid.c, the CUDA backend's
- * upload) and mg_codes and mg_coarse (the hierarchy's build:
- * west_mg_build_on); tests/test_backends.c runs every slot of every built
+ * upload), mg_codes and mg_coarse (the hierarchy's build:
+ * west_mg_build_on) and plume_advance (release plumes: west_plume_run,
+ * plume.h); tests/test_backends.c runs every slot of every built
  * backend against the CPU reference.
  */
 struct west_kernel_ops {
@@ -111,6 +112,8 @@ struct west_kernel_ops {
 	/* building the hierarchy (multigrid.c) */
 	__typeof__(west_mg_codes_cpu) *mg_codes;
 	__typeof__(west_mg_coarse_cpu) *mg_coarse;
+	/* release plumes (plume.c's driver, not the solve's) */
+	__typeof__(west_plume_advance_cpu) *plume_advance;
 	/* Wait for the queued kernels, so that step times are true (NULL
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);

@@ -1,5 +1,8 @@
 /*
  * query.c: point, profile and slice queries on a solved field (query.h).
+ * The interpolation below is written once, in kernels/wind_util.h, whose
+ * bodies the release plumes' particles run too (on the CPU and the GPU),
+ * so a particle moves with the wind a query answers at its position.
  *
  * Where each component lives (grid-local x, y from the outer corner x0, y0;
  * h above the grid base; zc[k] = (zf[k] + zf[k+1]) / 2):
@@ -50,110 +53,18 @@
 #include <assert.h>
 #include <math.h>
 
+#include "wind_util.h"
+
 #define DEG_PER_RAD 57.29577951308232
 
-/* One axis of a trilinear stencil: positions i0, i1; weight a on i1. */
-struct stencil {
-	size_t i0, i1;
-	double a;
-};
-
-/* A point placed on the grid: per axis (x, y, z), among faces and centres. */
-struct where {
-	struct stencil face[3], centre[3];
-};
-
-/* The stencil at fractional index fi among n positions, clamped to them. */
-static struct stencil stencil_at(double fi, size_t n)
+/* The field and grid as the shared wind bodies take them (wind_util.h). */
+static struct west_kwind kwind(const struct west_grid *g, const struct west_field *f)
 {
-	struct stencil s = { 0, 0, 0.0 };
-
-	if (n < 2)
-		return s;
-	fi = fmin(fmax(fi, 0.0), (double)(n - 1));
-	s.i0 = (size_t)fi;
-	if (s.i0 > n - 2)
-		s.i0 = n - 2;
-	s.i1 = s.i0 + 1;
-	s.a = fi - (double)s.i0;
-	return s;
-}
-
-/* Height above base (m) of level position k: face zf[k] or centre zc[k]. */
-static double level_z(const double *zf, int faces, size_t k)
-{
-	return faces ? zf[k] : 0.5 * (zf[k] + zf[k + 1]);
-}
-
-/* h's fractional index among the nz + faces level positions (stretched
- * levels allowed: binary search), clamped to them. */
-static double level_index(const double *zf, size_t nz, int faces, double h)
-{
-	size_t lo = 0, hi = nz + (size_t)faces - 1;
-
-	if (hi == 0 || h <= level_z(zf, faces, 0))
-		return 0.0;
-	if (h >= level_z(zf, faces, hi))
-		return (double)hi;
-	while (hi - lo > 1) {   /* level_z(lo) < h < level_z(hi) */
-		size_t mid = lo + (hi - lo) / 2;
-		if (level_z(zf, faces, mid) <= h)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (double)lo + (h - level_z(zf, faces, lo)) /
-			    (level_z(zf, faces, hi) - level_z(zf, faces, lo));
-}
-
-static void locate(const struct west_grid *g, double xl, double yl, double h,
-		   struct where *wh)
-{
-	wh->face[0] = stencil_at(xl / g->dx, g->nx + 1);
-	wh->centre[0] = stencil_at(xl / g->dx - 0.5, g->nx);
-	wh->face[1] = stencil_at(yl / g->dy, g->ny + 1);
-	wh->centre[1] = stencil_at(yl / g->dy - 0.5, g->ny);
-	wh->face[2] = stencil_at(level_index(g->zf, g->nz, 1, h), g->nz + 1);
-	wh->centre[2] = stencil_at(level_index(g->zf, g->nz, 0, h), g->nz);
-}
-
-/* The transparency of face (i, j, k) of component c (0 when closed). */
-static float face_t(const struct west_grid *g, int c, size_t i, size_t j, size_t k)
-{
-	if (c == 0)
-		return g->tx[i + (g->nx + 1) * (j + g->ny * k)];
-	if (c == 1)
-		return g->ty[i + g->nx * (j + (g->ny + 1) * k)];
-	return g->tz[i + g->nx * (j + g->ny * k)];
-}
-
-/* Component c (0: u on x-faces, 1: v on y-faces, 2: w on z-faces): the
- * blend of its eight values around the point, open faces only, each face's
- * flux per unit area over its open fraction (the wind in its open part). */
-static float component(const struct west_grid *g, const float *val, int c,
-		       const struct where *wh)
-{
-	size_t px = g->nx + (c == 0), py = g->ny + (c == 1);
-	struct stencil s[3];
-	double sum = 0.0, wsum = 0.0;
-
-	for (int a = 0; a < 3; a++)
-		s[a] = a == c ? wh->face[a] : wh->centre[a];
-	for (int corner = 0; corner < 8; corner++) {
-		size_t idx[3];
-		double wgt = 1.0;
-		for (int a = 0; a < 3; a++) {
-			int hi = corner >> a & 1;
-			idx[a] = hi ? s[a].i1 : s[a].i0;
-			wgt *= hi ? s[a].a : 1.0 - s[a].a;
-		}
-		float t = wgt == 0.0 ? 0.0f : face_t(g, c, idx[0], idx[1], idx[2]);
-		if (t == 0.0f)
-			continue;
-		sum += wgt * val[idx[0] + px * (idx[1] + py * idx[2])] / t;
-		wsum += wgt;
-	}
-	return wsum > 0.0 ? (float)(sum / wsum) : 0.0f;
+	struct west_kwind k = {
+		.nx = g->nx, .ny = g->ny, .nz = g->nz, .dx = g->dx, .dy = g->dy, .zf = g->zf,
+		.u = f->u, .v = f->v, .w = f->w, .tx = g->tx, .ty = g->ty, .tz = g->tz,
+	};
+	return k;
 }
 
 static enum west_status check_coord(const char *name, double v, double lo,
@@ -213,48 +124,30 @@ static enum west_status check_air(const struct west_grid *g,
 	return WEST_OK;
 }
 
-/* The column (i, j) holding grid-local (xl, yl): east and north edges to
- * the last column. */
-static void column_at(const struct west_grid *g, double xl, double yl,
-		      size_t *i, size_t *j)
-{
-	double fi = floor(xl / g->dx), fj = floor(yl / g->dy);
-	*i = fi < 0 ? 0 : fi >= (double)g->nx ? g->nx - 1 : (size_t)fi;
-	*j = fj < 0 ? 0 : fj >= (double)g->ny ? g->ny - 1 : (size_t)fj;
-}
-
 /* u, v, w of p at its height, the lowest resolved level carried down to
  * it where it lies below that level (the rule at the top of this file). */
 static enum west_status wind_at(const struct west_grid *g, const struct west_field *f,
 				struct west_point *p, char *err, size_t errlen)
 {
-	double xl = p->x - g->x0, yl = p->y - g->y0, h = p->z_msl - g->base;
-	double zref, scale_uv = 1.0, scale_w = 1.0;
+	double xl = p->x - g->x0, yl = p->y - g->y0, zlow, uvw[3];
+	struct west_kwind k = kwind(g, f);
 	size_t i, j, k0;
-	struct where wh;
 
-	column_at(g, xl, yl, &i, &j);
-	zref = west_grid_lowest_level(g, i, j, &k0);
-	if (zref < 0)
+	west_wcolumn_at(&k, xl, yl, &i, &j);
+	zlow = west_grid_lowest_level(g, i, j, &k0);
+	if (zlow < 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "the column at x %.10g, y %.10g m is terrain up to the grid top",
 				 p->x, p->y);
-	zref += g->base - p->ground;
-	if (p->z_agl < zref) {
-		float pw = f->power_exponent[f->stability[j * g->nx + i] % 6];
-		scale_uv = pow(p->z_agl / zref, pw);
-		scale_w = p->z_agl / zref;
-		h = p->ground + zref - g->base;
-	}
-	locate(g, xl, yl, h, &wh);
-	double ug = scale_uv * component(g, f->u, 0, &wh);
-	double vg = scale_uv * component(g, f->v, 1, &wh);
+	west_wind_at(&k, xl, yl, p->z_msl, p->z_agl, p->ground, g->base, zlow,
+		     f->power_exponent[f->stability[j * g->nx + i] % 6], uvw);
+	double ug = uvw[0], vg = uvw[1];
 	double gam = west_grid_convergence(g, xl, yl);
 	/* grid x, y to true east, north: grid north lies gam clockwise of true
 	 * north */
 	p->u = (float)(ug * cos(gam) + vg * sin(gam));
 	p->v = (float)(vg * cos(gam) - ug * sin(gam));
-	p->w = (float)(scale_w * component(g, f->w, 2, &wh));
+	p->w = (float)uvw[2];
 	return WEST_OK;
 }
 
@@ -311,7 +204,7 @@ enum west_status west_query_profile(const struct west_grid *g,
 	if (st)
 		return st;
 	for (size_t k = 0; k < g->nz; k++) {
-		double z = g->base + level_z(g->zf, 0, k);
+		double z = g->base + west_wlevel_z(g->zf, 0, k);
 		if (west_query_point(g, f, x, y, z, WEST_ZREF_MSL, &out[*n],
 				     NULL, 0) == WEST_OK)
 			(*n)++;

@@ -74,9 +74,9 @@
  * an editable copy with nccopy) and lists its variables by name.  Readers
  * (ncdump, netCDF4-python, xarray, GDAL) see the same content.
  *
- * Threads: NetCDF-C (4.9) is not thread-safe; callers serialise every
- * NetCDF use in the process (snapshots, terrain loading) on one thread
- * or under one lock.
+ * Threads: NetCDF-C (4.9) is not thread-safe; every NetCDF use in libwest
+ * (snapshots written and read here, terrain loading, a release's NetCDF)
+ * holds netcdf_lock (west_netcdf_lock) while it calls the library.
  *
  * Errors: WEST_ERR_NETCDF for a library call, WEST_ERR_IO for an OS call,
  * WEST_ERR_INVALID for a file that is not a snapshot; every message starts
@@ -862,9 +862,10 @@ static void build_image(struct snap_writer *w)
  * is at byte 40 (superblock version 0), 44 (1) or 28 (2, 3) when
  * addresses are 8 bytes; any other layout keeps the whole buffer.
  */
-static size_t image_length(const NC_memio *m)
+size_t west_netcdf_image_length(const void *memory, size_t size)
 {
 	static const unsigned char sig[8] = { 0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n' };
+	const NC_memio mm = { size, (void *)memory, 0 }, *m = &mm;
 	const unsigned char *p = m->memory;
 	size_t base_at, eof_at;
 	uint64_t base = 0, eof = 0;
@@ -882,6 +883,18 @@ static size_t image_length(const NC_memio *m)
 		eof = eof << 8 | p[eof_at + (size_t)k];
 	}
 	return base == 0 && eof >= 64 && eof <= m->size ? (size_t)eof : m->size;
+}
+
+static pthread_mutex_t netcdf_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void west_netcdf_lock(void)
+{
+	pthread_mutex_lock(&netcdf_lock);
+}
+
+void west_netcdf_unlock(void)
+{
+	pthread_mutex_unlock(&netcdf_lock);
 }
 
 /* After a failure: abort NetCDF (the final path is left as it was). */
@@ -949,14 +962,17 @@ enum west_status west_snapshot_write_opts(const char *path, const struct west_gr
 	w.st = check_args(g, f, w.obs, path, err, errlen);
 	if (w.st == WEST_OK)
 		w.st = check_opts(o, path, err, errlen);
+	west_netcdf_lock();
 	if (w.st == WEST_OK)
 		build_image(&w);
+	if (w.st != WEST_OK)
+		discard(&w);
+	west_netcdf_unlock();
 	t1 = now_s();
 	if (w.st == WEST_OK)
-		w.st = west_file_replace(path, w.image.memory, image_length(&w.image),
+		w.st = west_file_replace(path, w.image.memory,
+					 west_netcdf_image_length(w.image.memory, w.image.size),
 					 SNAPSHOT_MODE, err, errlen);
-	else
-		discard(&w);
 	free(w.image.memory);
 	tt.file = now_s() - t1;
 	tt.total = now_s() - t0;
@@ -1438,6 +1454,7 @@ enum west_status west_snapshot_read(const char *path, struct west_snapshot *s,
 	int var;
 
 	memset(s, 0, sizeof *s);
+	west_netcdf_lock();
 	st = rd_open(&r);
 	for (size_t k = 0; k < NELEMS(required_vars) && st == WEST_OK; k++)
 		st = rd_varid(&r, required_vars[k], &var);
@@ -1455,6 +1472,7 @@ enum west_status west_snapshot_read(const char *path, struct west_snapshot *s,
 		st = rd_mapping(&r);
 	if (r.ncid >= 0)
 		nc_close(r.ncid);
+	west_netcdf_unlock();
 	if (st != WEST_OK)
 		west_snapshot_free(s);
 	return st;

@@ -62,8 +62,8 @@
  * and the file already under the final name (if any) is untouched.  The
  * file is built in memory first (snapshot.c says why), so netCDF-C opens
  * snapshots read-only: they are products, not for editing in place.  obs
- * may be NULL (no stations).  NetCDF-C is not thread-safe: call these from
- * one thread at a time, like every other NetCDF use in the process.
+ * may be NULL (no stations).  NetCDF-C is not thread-safe: these hold the
+ * process's NetCDF lock (west_netcdf_lock) while they call it.
  */
 #ifndef WEST_SNAPSHOT_H
 #define WEST_SNAPSHOT_H
@@ -134,6 +134,19 @@ enum west_status west_snapshot_write_opts(const char *path, const struct west_gr
  * written (snapshot.c says why); this frees them, and the next snapshot
  * computes them again.  Any thread. */
 void west_snapshot_forget(void);
+
+/*
+ * The process's one NetCDF lock: netCDF-C (4.9) is not thread-safe, and
+ * every use of it in libwest (the snapshot writer and reader, the NetCDF
+ * terrain reader, a release's NetCDF, plume_nc.h) holds this lock for
+ * its calls, so that the daemon's threads may each write or read one.
+ */
+void west_netcdf_lock(void);
+void west_netcdf_unlock(void);
+
+/* The length of an in-memory NetCDF-4 image (nc_close_memio's buffer of
+ * size bytes): its HDF5 end of file, which the buffer may run past. */
+size_t west_netcdf_image_length(const void *memory, size_t size);
 
 /* What a snapshot holds, read back whole. */
 struct west_snapshot {

@@ -35,6 +35,7 @@
 #include "log.h"
 #include "nc_header.h"
 #include "proj.h"
+#include "snapshot.h"   /* west_netcdf_lock */
 
 struct nc_raster {
 	const char *path;
@@ -644,6 +645,7 @@ enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 	/* a classic header is checked against the file before libnetcdf
 	 * allocates what it declares (nc_header.h) */
 	s = west_nc_header_check(path, opts->max_cells, err, errlen);
+	west_netcdf_lock();
 	if (s == WEST_OK)
 		s = open_file(&r, err, errlen);
 	if (s == WEST_OK)
@@ -665,6 +667,7 @@ enum west_status west_dem_load_netcdf(struct west_dem *dem, const char *path,
 	free(h.valid);
 	if (r.ncid >= 0)
 		nc_close(r.ncid);
+	west_netcdf_unlock();
 	if (s != WEST_OK)
 		west_dem_free(dem);
 	return s;

@@ -46,6 +46,8 @@ VOLATILE = {
     "end", "final",
     # the worker's counters while the examples post sets
     "queue",
+    # a release's clock times and how long its run took
+    "created", "started", "finished", "run_seconds",
 }
 
 

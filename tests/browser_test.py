@@ -13,8 +13,10 @@ age it shows is the API's age_seconds (both from the valid time, not from
 the publish time seconds ago); arrows are
 drawn (the wind canvas has pixels, none with arrows off, others at another
 height); a click shows the point query and the profile chart; a new
-observation set changes the version shown within a few seconds; the
-streamlines animate; and the browser console has no error (SEVERE entry).
+observation set changes the version shown within a few seconds; a release
+placed with a click and posted from the form is drawn (footprint, legend,
+trajectory) when its run ends; the streamlines animate; and the browser
+console has no error (SEVERE entry).
 The screenshot goes to BUILDDIR/tests/ui.png.
 
 Usage: browser_test.py (top_srcdir and top_builddir from the environment,
@@ -37,6 +39,7 @@ from westd_proc import BUILD, Westd, skip
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 CLICK = (504000.0, 4653000.0)   # in the air at 10 m, 1.3 km from the nearest station
+RELEASE_AT = (503000.0, 4652500.0)  # the release point the test places
 SHOWN_S = 5                     # a new field on the page: "within a few seconds"
 AGE_S = 630                     # v1's valid time before now: "10 min" on the page for 30 s
 
@@ -193,6 +196,25 @@ def run(tap, w, drv, shot):
               f"(solved {t1 - t0:.1f} s after the POST, shown {time.time() - t1:.1f} s later)",
               f"header: {drv.find_element(By.ID, 'version').text!r}")
 
+    # a release: placed by a click, posted from the form, drawn when done
+    drv.find_element(By.ID, "r-place").click()
+    px, py = drv.execute_script("return westdMap.toScreen(arguments[0], arguments[1])",
+                                *RELEASE_AT)
+    ActionChains(drv).move_to_element_with_offset(
+        m, int(px - m.size["width"] / 2), int(py - m.size["height"] / 2)).click().perform()
+    for k, v in (("r-particles", "5000"), ("r-hours", "0.25"), ("r-duration", "300")):
+        drv.execute_script("arguments[0].value = arguments[1]", drv.find_element(By.ID, k), v)
+    drv.find_element(By.ID, "r-post").click()
+    drawn = wait(drv, lambda d: d.execute_script(PIXELS_JS, "plume")[0] > 500, 60)
+    status = drv.find_element(By.ID, "r-status").text
+    levels = len(drv.find_elements(By.CSS_SELECTOR, "#r-legend li"))
+    rel = w.get("/v1/releases")["releases"]
+    tap.check(drawn and levels == 4 and status.startswith("Release 1 on field") and
+              len(rel) == 1 and abs(rel[0]["release"]["x"] - RELEASE_AT[0]) < 300,
+              "a release placed on the map and posted is drawn: footprint, legend, trajectory",
+              f"plume pixels {drawn}, legend {levels} levels, status {status!r}, "
+              f"westd {[(r['id'], r['status']) for r in rel]}")
+
     drv.find_element(By.ID, "streams").click()
     flow = wait(drv, lambda d: d.execute_script(PIXELS_JS, "flow")[0] > 500)
     drv.find_element(By.ID, "streams").click()
@@ -215,7 +237,7 @@ def main():
     shot = os.path.join(BUILD, "tests", "ui.png")
     os.makedirs(os.path.dirname(shot), exist_ok=True)
     w = drv = None
-    tap = Tap(9)
+    tap = Tap(10)
     try:
         w = Westd(tmp, os.environ.get("WESTD_ITERATIONS", "100"))
         drv = browser(os.path.join(tmp, "profile"))

@@ -118,6 +118,15 @@
  *    (west_mg_build_on) is the host's build byte for byte: integer codes,
  *    and the conductances' sums in double in one order on both sides.
  *  - memory: what goes up comes down unchanged; a fill sets every byte.
+ *  - plume_advance: the particles in double through the same bodies
+ *    (plume_util.h), so they differ by the last bits of the libraries'
+ *    log, sin, cos, exp, expm1, pow, cbrt: positions within 1e-6 m,
+ *    normalized velocities within 1e-6, states and draws equal,
+ *    for all but 1 in 1000 particles (one whose rounding falls across a
+ *    branch point); the integer accumulators (the same in any order)
+ *    within 1e-3 in 99 % of the columns; tests/test_plume.c's
+ *    cuda_matches_cpu derives them.  (The cpu cases run the reference on
+ *    both sides: its result must not depend on the thread count either.)
  *
  * Adding a backend: its name in BACKENDS.  Adding a kernel: its slot in
  * the table (model.h), a check_<name> function here and X(be, <name>) in
@@ -1229,6 +1238,162 @@ static void check_pot_dot_views(struct tcase *c)
 		pot_dot_on(c, r);
 }
 
+/* ---- release plumes ---------------------------------------------------------- */
+
+#define PL_N 2000        /* particles */
+
+/* The particles and accumulators of a plume case in memory made by
+ * alloc (the backend's or the host's), zeroed, arrival ~0 (none). */
+static struct west_kparticles plume_block(size_t np, size_t ncol, int on_backend)
+{
+	size_t nd = 7 * np * sizeof(double), nacc = (2 * ncol + 4) * sizeof(unsigned long long);
+	char err[WEST_ERRLEN] = "";
+	double *d = on_backend ? be_alloc(nd) : hbuf(nd);
+	unsigned *n = on_backend ? be_alloc(np * sizeof *n) : hbuf(np * sizeof *n);
+	unsigned char *st = on_backend ? be_alloc(np) : hbuf(np);
+	unsigned long long *acc = on_backend ? be_alloc(nacc) : hbuf(nacc);
+
+	if (on_backend) {
+		mem_ok(be.k->fill(st, 0, np, err, sizeof err), "fill", err);
+		mem_ok(be.k->fill(acc, 0, ncol * sizeof *acc, err, sizeof err), "fill", err);
+		mem_ok(be.k->fill(acc + 2 * ncol, 0, 4 * sizeof *acc, err, sizeof err), "fill", err);
+	} else {
+		memset(st, 0, np);
+		memset(acc, 0, ncol * sizeof *acc);
+		memset(acc + 2 * ncol, 0, 4 * sizeof *acc);
+	}
+	return (struct west_kparticles){ .x = d, .y = d + np, .z = d + 2 * np, .up = d + 3 * np,
+					 .vp = d + 4 * np, .wp = d + 5 * np, .t = d + 6 * np,
+					 .n = n, .state = st, .conc = acc, .arrival = acc + ncol,
+					 .sums = acc + 2 * ncol };
+}
+
+/*
+ * The backend's particles and accumulators against the reference's
+ * (test_plume.c's cuda_matches_cpu derives the bounds): a particle
+ * matches when its state and draw count are equal, its time within 1e-9 s
+ * (t_end exactly while it is in the domain; the sum of its steps, to
+ * rounding, once it has left), its position within 1e-6 m and its
+ * normalized velocity within 1e-6; at most
+ * PL_N / 1000 may not (a rounding difference across a branch point);
+ * conc within 1e-3 relative plus 1e-3 of the largest and arrival within
+ * 1 s (or both none) in all but 1 % of the columns; the centroid's count
+ * within PL_N / 1000, its mean position within 1 m.
+ */
+static void expect_plume(const struct tcase *c, const char *what, const struct west_kparticles *h,
+			 const struct west_kparticles *d)
+{
+	size_t np = PL_N, ncol = c->ncol, bad = 0, badc = 0;
+	double *x = hbuf(7 * np * sizeof *x);
+	unsigned *n = hbuf(np * sizeof *n);
+	unsigned char *st = hbuf(np);
+	unsigned long long *acc = hbuf((2 * ncol + 4) * sizeof *acc), cmax = 0;
+
+	be_download(x, d->x, 7 * np * sizeof *x);
+	be_download(n, d->n, np * sizeof *n);
+	be_download(st, d->state, np);
+	be_download(acc, d->conc, (2 * ncol + 4) * sizeof *acc);
+	for (size_t p = 0; p < np; p++) {
+		double dp = 0.0, dv = 0.0;
+		if (st[p] == 0 && h->state[p] == 0)
+			continue;   /* not released yet: nothing else written */
+		for (int a = 0; a < 3; a++) {
+			dp = fmax(dp, fabs(x[a * np + p] - h->x[a * np + p]));
+			dv = fmax(dv, fabs(x[(3 + a) * np + p] - h->x[(3 + a) * np + p]));
+		}
+		bad += st[p] != h->state[p] || n[p] != h->n[p] ||
+		       !(fabs(x[6 * np + p] - h->t[p]) <= 1e-9) || !(dp <= 1e-6) || !(dv <= 1e-6);
+	}
+	cr_expect_leq(bad, np / 1000, "%s: %s: %zu of %zu particles differ", context, what, bad, np);
+	for (size_t i = 0; i < ncol; i++)
+		cmax = h->conc[i] > cmax ? h->conc[i] : cmax;
+	cr_expect_gt(cmax, 0, "%s: %s: no particle in the layer", context, what);
+	for (size_t i = 0; i < ncol; i++) {
+		double a = (double)h->conc[i], b = (double)acc[i];
+		unsigned long long ta = h->arrival[i], tb = acc[ncol + i];
+		int ok = fabs(a - b) <= 1e-3 * a + 1e-3 * (double)cmax &&
+			 (ta == tb || (ta != ~0ULL && tb != ~0ULL &&
+				       fabs((double)ta - (double)tb) <= WEST_PLUME_TICK));
+		badc += !ok;
+	}
+	cr_expect_leq(badc, ncol / 100, "%s: %s: %zu of %zu columns differ", context, what, badc,
+		      ncol);
+	const unsigned long long *s = h->sums, *t = acc + 2 * ncol;
+	cr_expect_leq(llabs((long long)s[3] - (long long)t[3]), (long long)(np / 1000),
+		      "%s: %s: centroid of %llu particles, reference %llu", context, what, t[3], s[3]);
+	cr_expect_gt(s[3], 0);
+	for (int a = 0; a < 3 && s[3] && t[3]; a++)
+		cr_expect_leq(fabs((double)s[a] / (double)s[3] - (double)t[a] / (double)t[3]),
+			      WEST_PLUME_POS, "%s: %s: centroid axis %d", context, what, a);
+}
+
+/*
+ * plume_advance on the case's step 6 field (a flux field, not divergence
+ * free: any field will do), the grid's transparencies and the columns'
+ * classes from step 1, with the three regimes side by side (the classes'
+ * Golder 1/L at z0 0.1 m, u* and the mixing height varying by column):
+ * 2000 particles from a point on the slope, two chunks (to 60 s and to
+ * 180 s, past the 120 s release), each followed by the comparison.
+ */
+static void check_plume_advance(struct tcase *c)
+{
+	size_t ncol = c->ncol, k0;
+	double *zlow = hbuf(ncol * sizeof *zlow);
+	struct west_kturb *turb = hbuf(ncol * sizeof *turb);
+	float *hmix = hbuf(ncol * sizeof *hmix);
+	struct west_kplume hk, dk;
+	struct west_kparticles hp, dp;
+	const double ends[2] = { 60.0, 180.0 };
+
+	for (size_t j = 0; j < c->g.ny; j++)
+		for (size_t i = 0; i < c->g.nx; i++) {
+			size_t col = j * c->g.nx + i;
+			double il = west_golder_inv_l(c->cls[col] % WEST_NSTAB, 0.1);
+			float us = 0.2f + 0.02f * (float)(i % 7);
+			zlow[col] = west_grid_lowest_level(&c->g, i, j, &k0);
+			turb[col] = (struct west_kturb){ .ustar = us, .inv_l = (float)il,
+				.wstar = il < 0 ? (float)(us * cbrt(800.0 * -il / 0.4)) : 0.0f };
+			hmix[col] = (float)(60.0 + 3.0 * (double)j);
+		}
+	hk = (struct west_kplume){
+		.wind = { .nx = c->g.nx, .ny = c->g.ny, .nz = c->g.nz, .dx = c->g.dx, .dy = c->g.dy,
+			  .zf = c->g.zf, .u = c->u, .v = c->v, .w = c->w, .tx = c->tx, .ty = c->ty,
+			  .tz = c->tz },
+		.base = c->g.base, .top = c->g.base + c->g.zf[c->g.nz], .dzmin = 1.0,
+		.terrain = c->g.terrain, .zlow = zlow, .cls = c->cls, .turb = turb, .hmix = hmix,
+		.np = PL_N, .seed = 0x123456789abcdefULL, .x = 450.0, .y = 500.0, .height = 8.0,
+		.duration = 120.0, .layer = 10.0,
+	};
+	memcpy(hk.pexp, c->pexp, sizeof hk.pexp);
+	for (size_t k = 0; k < c->g.nz; k++)
+		hk.dzmin = fmin(hk.dzmin, c->g.zf[k + 1] - c->g.zf[k]);
+	dk = hk;
+	dk.wind.zf = be_upload(c->g.zf, (c->g.nz + 1) * sizeof(double));
+	dk.wind.u = be_upload(c->u, c->nxf * sizeof(float));
+	dk.wind.v = be_upload(c->v, c->nyf * sizeof(float));
+	dk.wind.w = be_upload(c->w, c->nzf * sizeof(float));
+	dk.wind.tx = be_upload(c->tx, c->nxf * sizeof(float));
+	dk.wind.ty = be_upload(c->ty, c->nyf * sizeof(float));
+	dk.wind.tz = be_upload(c->tz, c->nzf * sizeof(float));
+	dk.terrain = be_upload(c->g.terrain, ncol * sizeof(float));
+	dk.zlow = be_upload(zlow, ncol * sizeof *zlow);
+	dk.cls = be_upload(c->cls, ncol);
+	dk.turb = be_upload(turb, ncol * sizeof *turb);
+	dk.hmix = be_upload(hmix, ncol * sizeof *hmix);
+	hp = plume_block(PL_N, ncol, 0);
+	dp = plume_block(PL_N, ncol, 1);
+	for (int e = 0; e < 2; e++) {
+		char what[48];
+		char err[WEST_ERRLEN] = "";
+		cr_assert_eq(west_plume_advance_cpu(&hk, &hp, ends[e], 1), WEST_OK);
+		launched("plume_advance", be.k->plume_advance(&dk, &dp, ends[e], 1));
+		snprintf(what, sizeof what, "plume to %g s", ends[e]);
+		expect_plume(c, what, &hp, &dp);
+		memset(hp.sums, 0, 4 * sizeof *hp.sums);
+		mem_ok(be.k->fill(dp.sums, 0, 4 * sizeof *dp.sums, err, sizeof err), "fill", err);
+	}
+}
+
 /* ---- the table -------------------------------------------------------------- */
 
 /*
@@ -1271,7 +1436,8 @@ static void check_pot_dot_views(struct tcase *c)
 	X(b, pot_xpby_zero)                  \
 	X(b, pot_dot)                        \
 	X(b, pot_dot_views)                  \
-	X(b, mg_build)
+	X(b, mg_build)                       \
+	X(b, plume_advance)
 
 #define CASE_TEST(backend, name)                                              \
 	Test(backend, name)                                                   \

@@ -186,7 +186,9 @@ Test(config, table)
 		"api_token", "api_token_file", "read_auth", "max_field_age",
 		"state_dir", "observations_keep", "obs_max_age", "obs_max_future", "spool_dir",
 		"spool_scan_interval", "snapshot_dir", "snapshot_keep",
-		"snapshot_interval", "field_pool", "ui_age_warn", "ui_age_alert",
+		"snapshot_interval", "field_pool", "max_particles", "max_release_hours",
+		"releases_keep", "releases_max_age", "releases_queue", "release_threads",
+		"ui_age_warn", "ui_age_alert",
 	};
 	/* the keys a reload cannot change: those fixed at start (the backend,
 	 * the listening socket and its limits, the directories) */
@@ -195,7 +197,7 @@ Test(config, table)
 		WEST_CONF_MAX_CONNECTIONS, WEST_CONF_PER_IP_CONNECTIONS,
 		WEST_CONF_CONNECTION_TIMEOUT, WEST_CONF_STATE_DIR,
 		WEST_CONF_OBSERVATIONS_KEEP, WEST_CONF_SPOOL_DIR,
-		WEST_CONF_SNAPSHOT_DIR, WEST_CONF_FIELD_POOL,
+		WEST_CONF_SNAPSHOT_DIR, WEST_CONF_FIELD_POOL, WEST_CONF_RELEASE_THREADS,
 	};
 
 	cr_assert_eq(west_config_nkeys(), WEST_CONF_NKEYS);
@@ -649,6 +651,38 @@ Test(config, obs_time_limits)
 	cr_expect_str_eq(err, "--set: obs_max_future: '-1' is out of range [0, 1000000000]");
 	cr_expect(west_config_key_reloadable(WEST_CONF_OBS_MAX_AGE));
 	cr_expect(west_config_key_reloadable(WEST_CONF_OBS_MAX_FUTURE));
+	free(c);
+}
+
+Test(config, release_limits)
+{
+	struct west_config *c = new_defaults();
+	char err[WEST_ERRLEN];
+
+	cr_expect_eq(c->max_particles, 1000000);
+	cr_expect_eq(c->max_release_hours, 6.0);
+	cr_expect_eq(c->releases_keep, 32);
+	cr_expect_eq(c->releases_max_age, 86400.0);
+	cr_expect_eq(c->releases_queue, 16);
+	cr_expect_eq(c->release_threads, 0);
+	cr_expect_eq(west_config_set(c, "max_particles=5000", "--set", err, sizeof err), WEST_OK,
+		     "%s", err);
+	cr_expect_eq(c->max_particles, 5000);
+	cr_expect_eq(west_config_set(c, "max_particles=0", "--set", err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect_str_eq(err, "--set: max_particles: '0' is out of range [1, 10000000]");
+	cr_expect_eq(west_config_set(c, "max_release_hours=0", "--set", err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect_str_eq(err, "--set: max_release_hours: '0' is out of range (0, 168]");
+	cr_expect_eq(west_config_set(c, "releases_keep=many", "--set", err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect_str_eq(err, "--set: releases_keep: 'many' is not an integer");
+	cr_expect_eq(west_config_set(c, "release_max_age=10", "--set", err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect_not_null(strstr(err, "release_max_age"), "%s", err);
+	cr_expect_eq(c->max_particles, 5000, "a refused value changes nothing");
+	cr_expect(west_config_key_reloadable(WEST_CONF_MAX_PARTICLES));
+	cr_expect(!west_config_key_reloadable(WEST_CONF_RELEASE_THREADS));
 	free(c);
 }
 

@@ -112,6 +112,8 @@ static const char *const families[][2] = {
 	{ "westd_observation_sets_superseded_total", "counter" },
 	{ "westd_snapshot_writes_total", "counter" },
 	{ "westd_snapshot_write_seconds", "histogram" },
+	{ "westd_release_runs_total", "counter" },
+	{ "westd_release_run_seconds", "histogram" },
 	{ "westd_field_age_seconds", "gauge" },
 	{ "westd_field_valid_time_seconds", "gauge" },
 	{ "westd_field_published_time_seconds", "gauge" },
@@ -129,7 +131,7 @@ static const char *const families[][2] = {
 	{ "process_resident_memory_bytes", "gauge" },
 };
 #define NFAMILIES (sizeof families / sizeof families[0])
-#define NCOUNTERFAMILIES 9   /* the first 9 do not depend on the gauges */
+#define NCOUNTERFAMILIES 11  /* the first 11 do not depend on the gauges */
 
 static int has_family(const char *name, const char *type)
 {
@@ -142,10 +144,17 @@ static int has_family(const char *name, const char *type)
 
 Test(metrics, every_family_has_help_and_type)
 {
+	struct west_metrics_gauges g = gauges0;
+
 	render(&gauges0);
 	for (size_t i = 0; i < NFAMILIES; i++)
 		cr_assert(has_family(families[i][0], families[i][1]),
 			  "%s: no HELP or TYPE %s", families[i][0], families[i][1]);
+	cr_assert(!has_family("westd_releases", "gauge"), "no releases: no family");
+	g.has_releases = 1;
+	render(&g);
+	cr_assert(has_family("westd_releases", "gauge"));
+	cr_assert(has_family("westd_release_memory_bytes", "gauge"));
 }
 
 Test(metrics, without_gauges_only_the_counters)
@@ -378,10 +387,34 @@ Test(metrics, every_histogram_ends_in_inf_equal_to_count)
 		west_metrics_http(m, (size_t)i % NR, 200, i * 0.013);
 		west_metrics_solve(m, 1, i * 0.7);
 		west_metrics_snapshot(m, 1, i * 0.3);
+		west_metrics_release(m, 1, i * 2.1);
 	}
 	render(&gauges0);
-	/* the routes, the solve and the snapshot histograms */
-	cr_assert_eq(check_histograms(), NR + 2);
+	/* the routes, the solve, the snapshot and the release histograms */
+	cr_assert_eq(check_histograms(), NR + 3);
+}
+
+Test(metrics, release_runs_and_releases_held)
+{
+	struct west_metrics_gauges g = gauges0;
+
+	west_metrics_release(m, 1, 0.3);
+	west_metrics_release(m, 1, 12.0);
+	west_metrics_release(m, 0, 99.0);   /* a failure's time is not observed */
+	g.has_releases = 1;
+	g.releases[0] = 2, g.releases[1] = 1, g.releases[2] = 5, g.releases[3] = 1;
+	g.release_bytes = 123456;
+	render(&g);
+	ASSERT_LINE("westd_release_runs_total{result=\"done\"} 2");
+	ASSERT_LINE("westd_release_runs_total{result=\"failed\"} 1");
+	ASSERT_LINE("westd_release_run_seconds_count 2");
+	ASSERT_LINE("westd_release_run_seconds_sum 12.300000000");
+	ASSERT_LINE("westd_release_run_seconds_bucket{le=\"0.5\"} 1");
+	ASSERT_LINE("westd_releases{status=\"queued\"} 2");
+	ASSERT_LINE("westd_releases{status=\"running\"} 1");
+	ASSERT_LINE("westd_releases{status=\"done\"} 5");
+	ASSERT_LINE("westd_releases{status=\"failed\"} 1");
+	ASSERT_LINE("westd_release_memory_bytes 123456");
 }
 
 /* ============================================================ gauges */

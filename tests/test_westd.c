@@ -2781,3 +2781,357 @@ Test(westd, promtool_accepts_the_metrics)
 		  "promtool check metrics (status %d) says:\n%s", status, said);
 	free(said);
 }
+
+/* ============================================================ releases */
+
+/* Small releases, so that the CPU runs them in well under a second. */
+#define REL_SETS "api_token=" TOKEN, "max_particles=20000", "max_release_hours=2"
+#define REL_BODY "{\"lon\":15.0585,\"lat\":42.0205,\"particles\":2000,\"hours\":0.25," \
+		 "\"duration\":300,\"seed\":7}"
+
+/* POST body to /v1/releases as JSON with the token. */
+static void post_release(const char *body, struct http_resp *r)
+{
+	const char *h[] = { "Content-Type: application/json", AUTH[0], NULL };
+	fix_http(&w, "POST", "/v1/releases", body, strlen(body), h, r);
+}
+
+/* POST body, asserted 202 with a Location naming the href; the id. */
+static long long post_release_ok(const char *body)
+{
+	struct http_resp r;
+	post_release(body, &r);
+	cr_assert_eq(r.status, 202, "POST /v1/releases: %ld %s", r.status, r.body ? r.body : "");
+	json_t *j = fix_json(&r);
+	long long id = integer(j, "id");
+	const char *href = json_string_value(json_object_get(j, "href"));
+	char path[64];
+	cr_assert_not_null(href);
+	snprintf(path, sizeof path, "/v1/releases/%lld", id);
+	cr_expect_str_eq(r.location, href, "Location is the href");
+	cr_expect_str_eq(fix_url_path(href), path);
+	cr_expect_str_eq(json_string_value(json_object_get(j, "status")), "queued");
+	json_decref(j);
+	fix_resp_free(&r);
+	return id;
+}
+
+/* Poll release id (60 s at most) until it is done; its status document. */
+static json_t *wait_release(long long id)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/v1/releases/%lld", id);
+	for (double t0 = fix_now(); fix_now() - t0 < 60; usleep(20000)) {
+		json_t *j = fix_get_json(&w, path);
+		const char *s = json_string_value(json_object_get(j, "status"));
+		cr_assert_not_null(s);
+		cr_assert(strcmp(s, "failed"), "release %lld failed: %s", id,
+			  json_string_value(json_object_get(j, "error")));
+		if (!strcmp(s, "done"))
+			return j;
+		json_decref(j);
+	}
+	fix_dump_log(&w);
+	cr_assert_fail("release %lld was not done within 60 s", id);
+	return NULL;
+}
+
+/* The sample observations posted with the token; waits for their field. */
+static unsigned long long post_obs_and_wait(void)
+{
+	struct http_resp r;
+	fix_post_file(&w, FIX_OBS_JSON, AUTH, &r);
+	cr_assert_eq(r.status, 202, "POST: %ld %s", r.status, r.body ? r.body : "");
+	json_t *j = fix_json(&r);
+	unsigned long long v = (unsigned long long)integer(j, "field_version");
+	json_decref(j);
+	fix_resp_free(&r);
+	fix_wait_version(&w, v);
+	return v;
+}
+
+/* GET path with the release's id in it. */
+static void get_release(long long id, const char *tail, struct http_resp *r)
+{
+	char path[160];
+	snprintf(path, sizeof path, "/v1/releases/%lld%s", id, tail);
+	fix_get(&w, path, r);
+}
+
+/* A GeoJSON position in the default terrain's lon/lat box. */
+static void expect_position(json_t *p)
+{
+	cr_assert(json_is_array(p) && json_array_size(p) == 2, "not a position");
+	double lon = json_number_value(json_array_get(p, 0));
+	double lat = json_number_value(json_array_get(p, 1));
+	cr_expect(lon > 14.99 && lon < 15.12 && lat > 42.0 && lat < 42.08, "%g, %g", lon, lat);
+}
+
+/* A MultiPolygon's rings: closed, at least 4 positions, in the box. */
+static size_t check_multipolygon(json_t *g)
+{
+	json_t *polys = json_object_get(g, "coordinates");
+	size_t rings = 0;
+	cr_assert_str_eq(json_string_value(json_object_get(g, "type")), "MultiPolygon");
+	cr_assert(json_is_array(polys));
+	for (size_t p = 0; p < json_array_size(polys); p++)
+		for (size_t k = 0; k < json_array_size(json_array_get(polys, p)); k++) {
+			json_t *ring = json_array_get(json_array_get(polys, p), k);
+			size_t n = json_array_size(ring);
+			cr_assert_geq(n, 4);
+			cr_expect(json_equal(json_array_get(ring, 0), json_array_get(ring, n - 1)),
+				  "ring not closed");
+			for (size_t v = 0; v < n; v++)
+				expect_position(json_array_get(ring, v));
+			rings++;
+		}
+	return rings;
+}
+
+Test(westd, release_runs_and_serves_its_outputs)
+{
+	const char *sets[] = { REL_SETS, NULL };
+	unsigned long long v;
+	struct http_resp r;
+	long long id;
+
+	fix_start(&w, sets);
+	v = post_obs_and_wait();
+	id = post_release_ok(REL_BODY);
+	json_t *st = wait_release(id), *rel = json_object_get(st, "release");
+	cr_expect_eq(integer(st, "id"), id);
+	cr_expect_eq(integer(st, "field_version"), (long long)v);
+	cr_expect_eq(integer(st, "particles"), 2000);
+	cr_expect_geq(integer(st, "outside"), 0);
+	cr_expect_eq(integer(rel, "seed"), 7, "the seed is echoed");
+	cr_expect_eq(num(rel, "height"), 10.0, "height defaults to 10 m");
+	cr_expect_eq(num(rel, "duration"), 300.0);
+	cr_expect_eq(num(rel, "hours"), 0.25);
+	cr_expect_str_eq(json_string_value(json_object_get(rel, "start")), "2026-11-22T12:00:00Z",
+			 "start defaults to the field's valid time");
+	cr_expect_gt(num(st, "max_concentration"), 0);
+	cr_expect_eq(json_array_size(json_object_get(st, "links")), 5);
+	json_decref(st);
+
+	/* concentration: CoverageJSON, non-negative, a positive total */
+	get_release(id, "/concentration", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	cr_expect_str_eq(r.ctype, "application/vnd.cov+json");
+	json_t *cov = fix_json(&r), *rg = json_object_get(json_object_get(cov, "ranges"),
+							  "concentration");
+	json_t *vals = json_object_get(rg, "values"), *shape = json_object_get(rg, "shape");
+	double total = 0;
+	cr_assert_eq(json_array_size(vals), 96 * 80);
+	cr_expect_eq(json_integer_value(json_array_get(shape, 1)), 80);
+	cr_expect_eq(json_integer_value(json_array_get(shape, 2)), 96);
+	for (size_t k = 0; k < json_array_size(vals); k++) {
+		double c = json_number_value(json_array_get(vals, k));
+		cr_assert(json_is_number(json_array_get(vals, k)) && c >= 0, "value %zu: %g", k, c);
+		total += c;
+	}
+	cr_expect_gt(total, 0);
+	json_t *unit = json_object_get(json_object_get(json_object_get(
+		json_object_get(cov, "parameters"), "concentration"), "unit"), "symbol");
+	cr_expect_str_eq(json_string_value(json_object_get(unit, "value")), "s/m3");
+	cr_expect_not_null(json_object_get(json_object_get(cov, "ranges"), "arrival"));
+	json_decref(cov);
+	fix_resp_free(&r);
+
+	/* the same as CF NetCDF */
+	get_release(id, "/concentration?format=netcdf", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	cr_expect_str_eq(r.ctype, "application/x-netcdf");
+	cr_expect(r.len > 8 && !memcmp(r.body, "\x89HDF", 4), "not NetCDF-4/HDF5");
+	cr_expect_not_null(strstr(r.disposition, "release-"), "%s", r.disposition);
+	fix_resp_free(&r);
+
+	/* footprint: a FeatureCollection, one Feature per level */
+	get_release(id, "/footprint", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	cr_expect_str_eq(r.ctype, "application/geo+json");
+	json_t *fc = fix_json(&r), *fs = json_object_get(fc, "features");
+	cr_expect_str_eq(json_string_value(json_object_get(fc, "type")), "FeatureCollection");
+	cr_assert_eq(json_array_size(fs), 4, "four default levels");
+	for (size_t k = 0; k < 4; k++) {
+		json_t *f = json_array_get(fs, k);
+		cr_expect_str_eq(json_string_value(json_object_get(f, "type")), "Feature");
+		cr_expect_gt(num(json_object_get(f, "properties"), "level"), 0);
+		cr_expect_gt(check_multipolygon(json_object_get(f, "geometry")), 0,
+			     "level %zu has no polygon", k);
+	}
+	json_decref(fc);
+	fix_resp_free(&r);
+	get_release(id, "/footprint?levels=1e-3,1e-9", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	fc = fix_json(&r), fs = json_object_get(fc, "features");
+	cr_assert_eq(json_array_size(fs), 2);
+	cr_expect_eq(num(json_object_get(json_array_get(fs, 0), "properties"), "level"), 1e-9,
+		     "levels in increasing order");
+	cr_expect_eq(num(json_object_get(json_array_get(fs, 1), "properties"), "level"), 1e-3);
+	json_decref(fc);
+	fix_resp_free(&r);
+	get_release(id, "/footprint?levels=1e-6,x", &r);
+	fix_problem(&r, 400, "bad-parameter", "levels");
+	get_release(id, "/footprint?level=1e-6", &r);
+	fix_problem(&r, 400, "unknown-parameter", "levels");
+	get_release(id, "/footprint?crs=EPSG:4326", &r);
+	fix_problem(&r, 400, "bad-parameter", "crs");
+
+	/* in the grid's CRS: metres in the domain, and the crs named */
+	get_release(id, "/trajectory?crs=EPSG:32633", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	json_t *nt = fix_json(&r), *p0 = json_array_get(json_object_get(json_object_get(nt,
+		"geometry"), "coordinates"), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_object_get(nt,
+		"crs"), "properties"), "name")), "http://www.opengis.net/def/crs/EPSG/0/32633");
+	cr_expect(json_number_value(json_array_get(p0, 0)) > 500000 &&
+		  json_number_value(json_array_get(p0, 0)) < 509600 &&
+		  json_number_value(json_array_get(p0, 1)) > 4650000 &&
+		  json_number_value(json_array_get(p0, 1)) < 4658000, "not x, y in the domain");
+	json_decref(nt);
+	fix_resp_free(&r);
+
+	/* trajectory: a LineString with a time per position */
+	get_release(id, "/trajectory", &r);
+	cr_assert_eq(r.status, 200, "%s", r.body);
+	cr_expect_str_eq(r.ctype, "application/geo+json");
+	json_t *tr = fix_json(&r), *g = json_object_get(tr, "geometry");
+	json_t *c = json_object_get(g, "coordinates");
+	cr_expect_str_eq(json_string_value(json_object_get(g, "type")), "LineString");
+	cr_assert_geq(json_array_size(c), 2);
+	for (size_t k = 0; k < json_array_size(c); k++)
+		expect_position(json_array_get(c, k));
+	cr_expect_eq(json_array_size(json_object_get(json_object_get(tr, "properties"), "times")),
+		     json_array_size(c));
+	json_decref(tr);
+	fix_resp_free(&r);
+
+	/* the list, newest first */
+	json_t *list = fix_get_json(&w, "/v1/releases");
+	cr_expect_eq(json_array_size(json_object_get(list, "releases")), 1);
+	cr_expect_eq(integer(list, "max_particles"), 20000);
+	json_decref(list);
+}
+
+/* POST body; the answer is a problem with this status, slug and detail. */
+static void expect_refused(const char *body, long status, const char *slug, const char *detail)
+{
+	struct http_resp r;
+	post_release(body, &r);
+	fix_problem(&r, status, slug, detail);
+}
+
+Test(westd, release_bad_input_is_refused_naming_the_member)
+{
+	const char *sets[] = { REL_SETS, NULL };
+	struct http_resp r;
+
+	fix_start(&w, sets);
+	expect_refused(REL_BODY, 503, "no-field", "POST /v1/observations");
+	post_obs_and_wait();
+	expect_refused("{\"x\":", 400, "invalid-release", "not JSON");
+	expect_refused("[1, 2]", 400, "invalid-release", "an array");
+	expect_refused("{\"height\":10}", 400, "invalid-release", "release point is missing");
+	expect_refused("{\"lon\":15.0585,\"lat\":42.0205,\"x\":504850,\"y\":4652050}", 400,
+		       "invalid-release", "not both");
+	expect_refused("{\"lon\":15.0585}", 400, "invalid-release", "lat is missing");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"heigth\":5}", 400, "invalid-release",
+		       "'heigth' (did you mean height?)");
+	expect_refused("{\"x\":\"504850\",\"y\":4652050}", 400, "invalid-release",
+		       "x: expected a number, got a string");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"particles\":10.5}", 400,
+		       "invalid-release", "particles: expected a whole number");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"start\":\"noon\"}", 400,
+		       "invalid-release", "start");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"particles\":20001}", 422,
+		       "release-out-of-range", "particles: 20001 is not in [1, 20000]");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"hours\":3}", 422, "release-out-of-range",
+		       "hours: 3 is not in (0, 2]");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"hours\":0.1,\"duration\":600}", 422,
+		       "release-out-of-range", "duration");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"height\":5000}", 422,
+		       "release-out-of-range", "height");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"height\":-1}", 422,
+		       "release-out-of-range", "height");
+	expect_refused("{\"x\":1,\"y\":4652050}", 422, "release-out-of-range",
+		       "x 1 m is outside the domain");
+	expect_refused("{\"lon\":16.5,\"lat\":42.02}", 422, "release-out-of-range", "lon");
+	expect_refused("{\"x\":504850,\"y\":4652050,\"seed\":-1}", 422, "release-out-of-range",
+		       "seed");
+
+	/* the media type, the token */
+	const char *csv[] = { "Content-Type: text/csv", AUTH[0], NULL };
+	fix_http(&w, "POST", "/v1/releases", REL_BODY, strlen(REL_BODY), csv, &r);
+	fix_problem(&r, 415, "unsupported-media-type", "application/json");
+	const char *noauth[] = { "Content-Type: application/json", NULL };
+	fix_http(&w, "POST", "/v1/releases", REL_BODY, strlen(REL_BODY), noauth, &r);
+	fix_problem(&r, 401, "unauthorized", NULL);
+	cr_expect_str_eq(r.www_auth, "Bearer realm=\"westd\"");
+
+	/* unknown ids */
+	fix_get(&w, "/v1/releases/999", &r);
+	fix_problem(&r, 404, "no-such-release", "'999'");
+	fix_get(&w, "/v1/releases/abc", &r);
+	fix_problem(&r, 404, "no-such-release", "'abc'");
+	fix_get(&w, "/v1/releases/999/footprint", &r);
+	fix_problem(&r, 404, "no-such-release", NULL);
+	fix_get(&w, "/v1/releases/1/elsewhere", &r);
+	fix_problem(&r, 404, "no-such-release", NULL);
+	fix_http(&w, "POST", "/v1/releases/1", "{}", 2, AUTH, &r);
+	fix_problem(&r, 405, "method-not-allowed", NULL);
+
+	/* nothing was queued by any of it */
+	json_t *list = fix_get_json(&w, "/v1/releases");
+	cr_expect_eq(json_array_size(json_object_get(list, "releases")), 0);
+	json_decref(list);
+}
+
+Test(westd, release_outputs_wait_for_the_run_and_stop_cancels)
+{
+	const char *sets[] = { REL_SETS, NULL };
+	const char *big = "{\"x\":504850,\"y\":4652050,\"particles\":20000,\"hours\":2}";
+	struct http_resp r;
+	long long id = 0;
+
+	fix_start(&w, sets);
+	post_obs_and_wait();
+	post_release_ok(big);
+	post_release_ok(big);
+	id = post_release_ok(big);   /* behind two runs: most likely not done yet */
+	/* an output answers 409 until the status says done, then 200 */
+	get_release(id, "/concentration", &r);
+	if (r.status == 409) {
+		fix_problem(&r, 409, "release-not-done", "until its status is done");
+	} else {
+		cr_expect_eq(r.status, 200, "%ld %s", r.status, r.body);
+		fix_resp_free(&r);
+		json_t *j = fix_get_json(&w, "/v1/releases/3");
+		cr_expect_str_eq(json_string_value(json_object_get(j, "status")), "done");
+		json_decref(j);
+	}
+	/* SIGTERM with releases waiting and one running: a clean stop */
+	cr_expect_eq(fix_stop(&w), 0);
+	cr_expect_geq(fix_log_count(&w, "release 1: running"), 1);
+}
+
+Test(westd, release_counts_in_status_and_metrics)
+{
+	const char *sets[] = { REL_SETS, NULL };
+	struct http_resp r;
+
+	fix_start(&w, sets);
+	post_obs_and_wait();
+	json_decref(wait_release(post_release_ok(REL_BODY)));
+	json_t *st = fix_get_json(&w, "/v1/status"), *rs = json_object_get(st, "releases");
+	cr_expect_eq(integer(rs, "done"), 1);
+	cr_expect_eq(integer(rs, "posted_total"), 1);
+	cr_expect_gt(integer(rs, "memory_bytes"), 96 * 80 * 8);
+	json_decref(st);
+	fix_get(&w, "/metrics", &r);
+	cr_assert_eq(r.status, 200);
+	cr_expect_not_null(strstr(r.body, "westd_release_runs_total{result=\"done\"} 1\n"), "%s",
+			   r.body);
+	cr_expect_not_null(strstr(r.body, "westd_releases{status=\"done\"} 1\n"));
+	cr_expect_not_null(strstr(r.body, "westd_release_run_seconds_count 1\n"));
+	fix_resp_free(&r);
+}

@@ -22,8 +22,17 @@
  *
  * Layers, bottom to top: terrain (hypsometric tint and hillshade of
  * /v1/terrain), wind (arrows every ARROW_PX at most, thinned by whole grid
- * steps as the zoom changes), flow (animated streamlines, optional), marks
- * (stations with their observed wind, the clicked point).
+ * steps as the zoom changes), flow (animated streamlines, optional), plume
+ * (a release's footprint as filled contours, lightest the lowest level,
+ * and its centroid's trajectory), marks (stations with their observed
+ * wind, the clicked point, the release point).
+ *
+ * Releases (docs/api.md "Releases"): "Place on the map" makes the next
+ * click the release point; Release posts it (with the token typed, which
+ * is kept in this page only) and polls its status every RELEASE_MS until
+ * it is done; then the footprint and the trajectory come in the grid's
+ * CRS (crs= the wind collection's native identifier), the page's own
+ * coordinates.  Show draws a release posted elsewhere by its id.
  *
  * Age: the time since the field's valid time (the newest station time),
  * as westd's age_seconds counts it for the API, /readyz and the metrics;
@@ -37,6 +46,8 @@
 	'use strict';
 
 	const POLL_MS = 2000, STATUS_MS = 15000, ARROW_PX = 38, MAX_COLUMNS = 250000;
+	const RELEASE_MS = 1000;
+	const PLUME_COLOURS = [[254, 240, 138], [251, 146, 60], [220, 38, 38], [126, 34, 206]];
 	const HEIGHTS = [2, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 500, 750, 1000,
 		1500, 2000, 3000, 5000];
 	const SPEED_STOPS = [[0, [37, 99, 235]], [0.3, [6, 182, 212]], [0.55, [250, 204, 21]],
@@ -61,6 +72,8 @@
 		pick: null,         // { x, y }: the clicked point
 		popup: null,        // the station whose popup is open
 		flow: null,         // { particles, running }
+		crsId: null,        // the grid's CRS as crs= names it (/collections/wind)
+		release: { placing: false, point: null, id: 0, footprint: null, path: null },
 	};
 
 	/* ------------------------------------------------------------ fetch */
@@ -470,6 +483,7 @@
 			return;
 		drawTerrain(layer('terrain'));
 		drawWind(layer('wind'));
+		drawPlume(layer('plume'));
 		drawMarks(layer('marks'));
 		drawScale();
 		drawLegend();
@@ -535,6 +549,8 @@
 		if ($('showstations').checked)
 			for (const o of st.stations)
 				drawStation(ctx, o);
+		if (st.release.point)
+			drawReleasePoint(ctx, st.release.point);
 		if (st.pick) {
 			const [px, py] = toScreen(st.pick.x, st.pick.y);
 			ctx.beginPath();
@@ -881,6 +897,164 @@
 		p.style.top = Math.min(Math.max(py + 14, 4), h - p.offsetHeight - 4) + 'px';
 	}
 
+	/* ------------------------------------------------------------- releases */
+
+	function releaseMessage(text, bad) {
+		$('r-status').textContent = text;
+		$('r-status').classList.toggle('bad', !!bad);
+	}
+
+	function placing(on) {
+		st.release.placing = on;
+		$('r-place').setAttribute('aria-pressed', on ? 'true' : 'false');
+		$('map').classList.toggle('placing', on);
+	}
+
+	async function postRelease(e) {
+		e.preventDefault();
+		const p = st.release.point, tok = $('r-token').value.trim();
+		if (!p)
+			return releaseMessage('Place the release point on the map first.', true);
+		const body = { x: +p.x.toFixed(1), y: +p.y.toFixed(1) };
+		for (const k of ['height', 'duration', 'hours', 'particles'])
+			body[k] = Number($('r-' + k).value);
+		const headers = { 'Content-Type': 'application/json', Accept: 'application/json' };
+		if (tok)
+			headers.Authorization = 'Bearer ' + tok;
+		let r, j;
+		try {
+			r = await fetch('/v1/releases', { method: 'POST', headers: headers,
+				body: JSON.stringify(body) });
+			j = await r.json();
+		} catch (err) {
+			return releaseMessage('westd does not answer: ' + err.message, true);
+		}
+		if (r.status !== 202)
+			return releaseMessage(j.detail || 'refused (' + r.status + ')', true);
+		$('r-id').value = j.id;
+		showRelease(j.id);
+	}
+
+	/* Follow release id until it is done (or failed), then draw it. */
+	async function showRelease(id) {
+		st.release.id = id;
+		st.release.footprint = st.release.path = null;
+		draw();
+		for (;;) {
+			let r;
+			try {
+				r = await get('/v1/releases/' + id);
+			} catch (err) {
+				return releaseMessage('westd does not answer: ' + err.message, true);
+			}
+			if (st.release.id !== id)
+				return;   // another release was asked for meanwhile
+			if (r.status !== 200)
+				return releaseMessage(r.body.detail || 'no release ' + id, true);
+			const b = r.body;
+			if (b.status === 'failed')
+				return releaseMessage('Release ' + id + ' failed: ' + b.error, true);
+			if (b.status === 'done')
+				return loadPlume(id, b);
+			releaseMessage('Release ' + id + ' ' + b.status + ', ' +
+				Math.round(100 * b.progress) + ' %', false);
+			await new Promise((ok) => setTimeout(ok, RELEASE_MS));
+		}
+	}
+
+	async function loadPlume(id, b) {
+		const crs = st.crsId ? '?crs=' + encodeURIComponent(st.crsId) : '';
+		const [f, t] = await Promise.all([get('/v1/releases/' + id + '/footprint' + crs),
+			get('/v1/releases/' + id + '/trajectory' + crs)]);
+		if (st.release.id !== id)
+			return;
+		if (f.status !== 200 || t.status !== 200)
+			return releaseMessage((f.body || t.body).detail || 'no outputs', true);
+		st.release.footprint = f.body;
+		st.release.path = t.body;
+		st.release.point = { x: b.release.x, y: b.release.y };
+		releaseMessage('Release ' + id + ' on field v' + b.field_version + ': ' +
+			b.particles + ' particles, ' + b.outside + ' left the domain; ' +
+			b.release.height + ' m, ' + b.release.duration + ' s, ' + b.release.hours +
+			' h simulated.', false);
+		plumeLegend(f.body.features);
+		draw();
+	}
+
+	function plumeLegend(features) {
+		const ul = $('r-legend');
+		ul.replaceChildren();
+		features.forEach((f, k) => {
+			const li = document.createElement('li'), sw = document.createElement('i');
+			sw.style.background = rgb(PLUME_COLOURS[k % PLUME_COLOURS.length]);
+			li.append(sw, '\u2265 ' + f.properties.level.toPrecision(2) + ' s/m\u00b3');
+			ul.append(li);
+		});
+	}
+
+	/* The footprint, lowest level first (the largest area), then the path. */
+	function drawPlume(ctx) {
+		const rel = st.release;
+		if (!$('showplume').checked || !rel.footprint)
+			return;
+		rel.footprint.features.forEach((f, k) => {
+			ctx.beginPath();
+			for (const poly of f.geometry.coordinates)
+				for (const ring of poly)
+					ring.forEach((q, i) => {
+						const [px, py] = toScreen(q[0], q[1]);
+						(i ? ctx.lineTo : ctx.moveTo).call(ctx, px, py);
+					});
+			const c = PLUME_COLOURS[k % PLUME_COLOURS.length];
+			ctx.fillStyle = 'rgba(' + c.join(',') + ',0.45)';
+			ctx.fill('evenodd');
+			ctx.strokeStyle = rgb(c);
+			ctx.lineWidth = 1;
+			ctx.stroke();
+		});
+		const g = rel.path && rel.path.geometry;
+		if (!g)
+			return;
+		for (const pass of [0, 1]) {
+			ctx.beginPath();
+			g.coordinates.forEach((q, i) => {
+				const [px, py] = toScreen(q[0], q[1]);
+				(i ? ctx.lineTo : ctx.moveTo).call(ctx, px, py);
+			});
+			ctx.setLineDash(pass ? [6, 4] : []);
+			ctx.strokeStyle = pass ? '#fff' : 'rgba(0,0,0,0.7)';
+			ctx.lineWidth = pass ? 2 : 4;
+			ctx.stroke();
+		}
+		ctx.setLineDash([]);
+	}
+
+	function drawReleasePoint(ctx, p) {
+		const [px, py] = toScreen(p.x, p.y);
+		ctx.beginPath();
+		ctx.moveTo(px, py - 9);
+		ctx.lineTo(px + 8, py + 6);
+		ctx.lineTo(px - 8, py + 6);
+		ctx.closePath();
+		ctx.fillStyle = '#facc15';
+		ctx.fill();
+		ctx.strokeStyle = '#000';
+		ctx.lineWidth = 2;
+		ctx.stroke();
+	}
+
+	/* The grid's CRS as the footprint's crs= takes it: the wind
+	 * collection's CRS that is not CRS84. */
+	async function readCrs() {
+		try {
+			const c = await get('/collections/wind');
+			if (c.status === 200)
+				st.crsId = c.body.crs.find((k) => !/CRS84/.test(k)) || null;
+		} catch (e) {
+			/* the footprint then comes in CRS84, which the page cannot place */
+		}
+	}
+
 	/* --------------------------------------------------------------- input */
 
 	function listen() {
@@ -930,8 +1104,16 @@
 		$('zoomout').addEventListener('click', () => zoomCentre(1 / 1.5));
 		$('fit').addEventListener('click', fit);
 		$('height').addEventListener('input', onHeight);
-		for (const id of ['arrows', 'streams', 'showstations'])
+		for (const id of ['arrows', 'streams', 'showstations', 'showplume'])
 			$(id).addEventListener('change', draw);
+		$('r-place').addEventListener('click', () => placing(!st.release.placing));
+		$('relform').addEventListener('submit', postRelease);
+		$('r-showform').addEventListener('submit', (e) => {
+			e.preventDefault();
+			const id = parseInt($('r-id').value, 10);
+			if (id > 0)
+				showRelease(id);
+		});
 		new ResizeObserver(draw).observe(map);
 		setInterval(showAge, 1000);
 	}
@@ -962,6 +1144,14 @@
 	}
 
 	function click(px, py) {
+		if (st.release.placing) {
+			const [x, y] = toWorld(px, py);
+			st.release.point = { x: x, y: y };
+			$('r-point').textContent = 'x ' + x.toFixed(0) + ', y ' + y.toFixed(0) + ' m';
+			placing(false);
+			draw();
+			return;
+		}
 		const o = stationAt(px, py);
 		if (o) {
 			openPopup(o);
@@ -991,6 +1181,7 @@
 		} catch (e) {
 			/* the defaults stand; poll() reports a westd that does not answer */
 		}
+		await readCrs();
 		poll();
 	}
 
