@@ -458,14 +458,22 @@ static struct west_releases_limits release_limits(const struct west_config *c)
 	return lim;
 }
 
+/* Between two chunks of a release: a solve (running or waiting) first. */
+static void yield_to_solves(void *ctx)
+{
+	struct westd *d = ctx;
+	west_worker_wait_idle(&d->worker);
+}
+
 /* The release runner, on the backend's kernels: it shares the device with
- * the solves (releases.h). */
+ * the solves, and gives it to them between chunks (releases.h). */
 static enum west_status open_releases(struct westd *d, char *err, size_t errlen)
 {
 	struct west_releases_limits lim = release_limits(&d->conf);
 
 	return west_releases_start(&d->releases, west_plume_run, d->be->kernels,
-				   (int)d->conf.release_threads, &lim, &d->metrics, err, errlen);
+				   (int)d->conf.release_threads, &lim, &d->metrics,
+				   yield_to_solves, d, err, errlen);
 }
 
 /* Versions go on from the newest snapshot of an earlier run, so that a

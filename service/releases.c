@@ -149,6 +149,8 @@ static int on_progress(void *ctx, double done_seconds)
 	struct run_ctx *c = ctx;
 	int stop;
 
+	if (c->s->yield)   /* a new field first (releases.h) */
+		c->s->yield(c->s->yield_ctx);
 	pthread_mutex_lock(&c->s->lock);
 	c->e->done_seconds = done_seconds;
 	stop = c->s->stop;
@@ -275,7 +277,8 @@ enum west_status west_releases_start(struct west_releases *s,
 				     __typeof__(west_plume_run) *run,
 				     const struct west_kernel_ops *kernels, int threads,
 				     const struct west_releases_limits *lim,
-				     struct west_metrics *metrics, char *err, size_t errlen)
+				     struct west_metrics *metrics, void (*yield)(void *ctx),
+				     void *yield_ctx, char *err, size_t errlen)
 {
 	int rc;
 
@@ -284,6 +287,7 @@ enum west_status west_releases_start(struct west_releases *s,
 	pthread_cond_init(&s->wake, NULL);
 	s->run = run, s->kernels = kernels, s->threads = threads;
 	s->lim = *lim, s->metrics = metrics;
+	s->yield = yield, s->yield_ctx = yield_ctx;
 	rc = pthread_create(&s->thread, NULL, runner, s);
 	if (rc) {
 		pthread_cond_destroy(&s->wake);

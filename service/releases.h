@@ -128,17 +128,25 @@ struct west_releases {
 	int threads;                        /* OpenMP threads; 0: the default */
 	struct west_metrics *metrics;       /* NULL: none */
 	struct west_releases_stats st;
+	/* called by the runner between two chunks of a run, without the lock:
+	 * returns when the run may have the device again (westd: when the
+	 * compute worker is idle, so that a new field waits for one chunk at
+	 * most); NULL: never waits */
+	void (*yield)(void *ctx);
+	void *yield_ctx;
 };
 
 /*
  * Start the runner: run through kernels (with `threads` OpenMP threads when
- * > 0), keeping releases by lim, counting runs in metrics (may be NULL).
+ * > 0), keeping releases by lim, counting runs in metrics (may be NULL),
+ * calling yield(yield_ctx) between chunks (may be NULL).
  */
 enum west_status west_releases_start(struct west_releases *s,
 				     __typeof__(west_plume_run) *run,
 				     const struct west_kernel_ops *kernels, int threads,
 				     const struct west_releases_limits *lim,
-				     struct west_metrics *metrics, char *err, size_t errlen);
+				     struct west_metrics *metrics, void (*yield)(void *ctx),
+				     void *yield_ctx, char *err, size_t errlen);
 
 /* Cancel the running release, drop the queued and the kept ones, join the
  * runner.  Entries still held live on until their last release. */

@@ -134,11 +134,13 @@ void west_plume_result_free(struct west_plume_result *out);
  * simulated time (and at the end); each of those intervals is run in
  * chunks (kernel launches, `progress` called after each) of at most
  * WEST_PLUME_CHUNK_WORK particle-seconds, so one launch is a bounded
- * amount of work (meant to be a few ms on an H100; not yet measured)
- * between which a solve may have the GPU.  The chunks depend on the
+ * amount of work between which a solve may have the GPU (westd's runner
+ * waits for the solves there: releases.h).  On the H100, 4e6
+ * particle-seconds took 6.4 ms a launch with 1e6 particles (westd-latency
+ * --releases, docs/benchmarks.md); 1e6 keeps a launch near 1.6 ms.  The chunks depend on the
  * particle count only, so every backend cuts the same steps. */
 #define WEST_PLUME_PATH_SECONDS 60.0
-#define WEST_PLUME_CHUNK_WORK 4e6
+#define WEST_PLUME_CHUNK_WORK 1e6
 
 /*
  * Knobs of a run beyond the release, for tests and validation studies

@@ -748,19 +748,24 @@ Test(plume, deterministic)
 
 /*
  * The same release through the CUDA kernel and the CPU reference: both
- * run the same double-precision bodies, so a particle's path differs only
- * by the last bits of the libraries' log, sin, cos, exp, expm1, pow and
- * cbrt (1-2 ulp, ~2e-16 relative), carried along a trajectory that the
- * damping keeps from growing fast: positions within 1e-6 m (over 10
- * minutes of 1 m/s winds and ~1000 steps, the carried differences stay
- * below 1e-9 m; the bound leaves a factor 1000).  A particle whose
- * rounding difference falls across a branch point (a step that ends the
- * chunk, a reflection, a column edge, a fixed-point tick) may take
- * another path thereafter: at most 1 in 1000 particles may differ beyond
- * the bound (a difference of 1e-16 m lands within 1e-16 m of one of the
- * ~1e4 branch points a particle meets with probability ~1e-12).  conc
- * and arrival: the integer sums do not depend on the order of the
- * atomics, so they differ only through those particles and ticks: conc
+ * run the same double-precision bodies, so a particle's path differs at
+ * first only by the last bits of the libraries' log, sin, cos, exp, expm1,
+ * pow and cbrt (1-2 ulp).  Those differences are carried along and grow:
+ * each wind component is rounded to float from a sum in double, so a
+ * position difference that crosses a float rounding boundary changes the
+ * wind by an ulp (1e-7 relative), and a particle whose difference falls
+ * across a branch point (a reflection, a column edge, the step that ends
+ * a chunk) takes another path thereafter.  Measured on the H100
+ * (2026-11-25, 20000 particles, 10 minutes), every particle in the same
+ * state: with chunks of 4e6 particle-seconds 16 % equal, 98.35 % within
+ * 1e-6 m, 99.85 % within 1 mm, 99.99 % within 1 m; with chunks of 1e6
+ * (more chunk ends) 99.43 % within 1 mm and 99.945 % within 1 m.  The
+ * bounds: at most 5 % beyond 1e-6 m, 2 % beyond 1 mm, 0.5 % beyond 1 m,
+ * 0.1 % in another state.  A kernel that computes anything else fails by
+ * far: with the GPU's drift term 1 % too large every particle parted by
+ * more than 1 mm, 71 % by more than 1 m, and 411 of 598 columns differed.
+ * conc and arrival: the integer sums do not depend on the order of the
+ * atomics, so they differ only through the particles that parted: conc
  * within 1e-3 relative plus 1e-3 of the largest, arrival within 1 s or
  * both NaN, in 99 % of the columns the plume touched.
  */
@@ -773,7 +778,7 @@ Test(plume, cuda_matches_cpu)
 	struct west_plume_opts o;
 	const long n = 20000;
 	double *pc = malloc(4 * (size_t)n * sizeof *pc), *pg = malloc(4 * (size_t)n * sizeof *pg);
-	long bad = 0, cols = 0, badc = 0;
+	long cols = 0, badc = 0;
 	float cmax = 0.0f;
 
 	hill(WEST_STAB_B);
@@ -783,13 +788,19 @@ Test(plume, cuda_matches_cpu)
 	run_on(&west_kernels_cpu, &r, &o, &res);
 	o.positions = pg;
 	run_on(&west_kernels_cuda, &r, &o, &b);
+	long beyond[3] = { 0 }, states = 0;   /* beyond 1e-6 m, 1 mm, 1 m */
 	for (long p = 0; p < n; p++) {
 		double d = fmax(fabs(pc[4 * p] - pg[4 * p]), fabs(pc[4 * p + 1] - pg[4 * p + 1]));
 		d = fmax(d, fabs(pc[4 * p + 2] - pg[4 * p + 2]));
-		bad += pc[4 * p + 3] != pg[4 * p + 3] || !(d <= 1e-6);
+		states += pc[4 * p + 3] != pg[4 * p + 3];
+		beyond[0] += !(d <= 1e-6), beyond[1] += !(d <= 1e-3), beyond[2] += !(d <= 1.0);
 	}
-	cr_log_info("particles beyond 1e-6 m or in another state: %ld of %ld", bad, n);
-	cr_expect_leq(bad, n / 1000, "%ld of %ld particles differ", bad, n);
+	cr_log_info("of %ld particles: beyond 1e-6 m %ld, 1 mm %ld, 1 m %ld; another state %ld",
+		    n, beyond[0], beyond[1], beyond[2], states);
+	cr_expect_leq(beyond[0], n / 20, "%ld of %ld particles beyond 1e-6 m", beyond[0], n);
+	cr_expect_leq(beyond[1], n / 50, "%ld of %ld particles beyond 1 mm", beyond[1], n);
+	cr_expect_leq(beyond[2], n / 200, "%ld of %ld particles beyond 1 m", beyond[2], n);
+	cr_expect_leq(states, n / 1000, "%ld of %ld particles in another state", states, n);
 	cr_expect_leq(labs(res.outside - b.outside), n / 1000);
 	for (size_t c = 0; c < g.nx * g.ny; c++)
 		cmax = fmaxf(cmax, res.conc[c]);

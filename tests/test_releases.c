@@ -123,6 +123,14 @@ static struct west_published *make_field(struct west_field_pool *pool, float val
 	return p;
 }
 
+/* The runner's yield between chunks: counted. */
+static int yields;
+static void count_yield(void *ctx)
+{
+	(void)ctx;
+	__atomic_fetch_add(&yields, 1, __ATOMIC_RELAXED);
+}
+
 static void start(size_t keep, double max_age, size_t queue)
 {
 	struct west_grid g;
@@ -134,8 +142,8 @@ static void start(size_t keep, double max_age, size_t queue)
 	west_store_init(&store);
 	west_store_publish(&store, make_field(NULL, 1.0f));
 	fake.open = 1, fake.nran = 0, fake.bad_field = 0, fake.want = 1.0f, fake.cancelled = 0;
-	cr_assert_eq(west_releases_start(&rs, fake_run, &west_kernels_cpu, 0, &lim, NULL, err,
-					 sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_releases_start(&rs, fake_run, &west_kernels_cpu, 0, &lim, NULL,
+					 count_yield, NULL, err, sizeof err), WEST_OK, "%s", err);
 }
 
 static void stop(void)
@@ -200,6 +208,10 @@ Test(releases, queue_runs_in_posting_order_one_at_a_time)
 	cr_expect_eq(id[0], 1);
 	cr_expect_eq(id[4], 5);
 	wait_running(id[0]);
+	/* between chunks (the stand-in's progress calls) the runner yields */
+	for (int t = 0; t < 400 && !__atomic_load_n(&yields, __ATOMIC_RELAXED); t++)
+		usleep(5000);
+	cr_expect_gt(__atomic_load_n(&yields, __ATOMIC_RELAXED), 0, "no yield between chunks");
 	for (int k = 1; k < 5; k++)
 		cr_expect_eq(state_of(id[k]), WEST_RELEASE_QUEUED, "release %d", k);
 	struct west_releases_stats st;

@@ -59,6 +59,15 @@
  *     median GET /v1/field round trip (the poll itself) is printed too.
  * Note that on the CPU backend the polls share the cores with the solve:
  * they slow the solve a little (inside solve.seconds, not the overhead).
+ *
+ * --releases P: the same again with a release plume running (issue 18:
+ * how much a run delays a new field): after the N posts above, N more,
+ * before each of which a release of P particles over 1 simulated hour
+ * at the grid's centre is made to run (POST /v1/releases when the last is
+ * done, then GET /v1/releases/{id} until it is running).  A post counts
+ * as "beside a release" when the release is still running once its
+ * field shows; the table gives both sets and the ratio of their medians,
+ * and the releases' median run_seconds.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -104,6 +113,7 @@ struct opts {
 	long iterations;
 	const char *solver;        /* "sor" (tolerance 0) or "multigrid" (1e-4) */
 	long field_pool;           /* westd's field_pool, or -1: its default */
+	long releases;             /* particles of the releases beside, 0: none */
 };
 
 /* One keep-alive client and its last answer. */
@@ -428,6 +438,9 @@ struct run {
 	struct client post, poll;
 	double poll_time;          /* s between the first and the last poll start, summed */
 	long poll_gaps;            /* number of those gaps */
+	long long release;         /* the last release posted (--releases), 0: none */
+	double *run_s;             /* the finished releases' run_seconds */
+	int nrun;
 };
 
 /* The observation set of post i: west-bench's stations, speeds scaled. */
@@ -588,6 +601,79 @@ static enum west_status measure_post(struct run *r, int i, struct sample *s, cha
 		s->overhead = s->latency - s->solve;
 		st = wait_snapshot(r, snaps, &s->snapshot, err, errlen);
 	}
+	return st;
+}
+
+/* Release id's status ("queued", "running", "done", "failed") into
+ * status, and its run_seconds (NAN until done). */
+static enum west_status release_status(struct run *r, long long id, char *status, size_t n,
+				       double *run_s, char *err, size_t errlen)
+{
+	char path[64];
+	json_t *j;
+	enum west_status st;
+
+	snprintf(path, sizeof path, "/v1/releases/%lld", id);
+	if (!(st = client_do(&r->poll, r->d.url, path, NULL, err, errlen)))
+		st = client_json(&r->poll, path, 200, &j, err, errlen);
+	if (st)
+		return st;
+	snprintf(status, n, "%s", json_string_value(json_object_get(j, "status")) ?
+		 json_string_value(json_object_get(j, "status")) : "?");
+	json_t *rs = json_object_get(j, "run_seconds");
+	*run_s = json_is_number(rs) ? json_number_value(rs) : NAN;
+	json_decref(j);
+	return WEST_OK;
+}
+
+/* A release running: a new one posted when the last one is over (its run
+ * time kept), then polled until it runs. */
+static enum west_status keep_release(struct run *r, char *err, size_t errlen)
+{
+	char status[16] = "done", body[256];
+	double run_s = NAN, t0 = now_s();
+	enum west_status st = WEST_OK;
+	json_t *j;
+
+	if (r->release > 0)
+		st = release_status(r, r->release, status, sizeof status, &run_s, err, errlen);
+	if (!st && (!strcmp(status, "done") || !strcmp(status, "failed"))) {
+		if (!isnan(run_s))
+			r->run_s[r->nrun++] = run_s;
+		snprintf(body, sizeof body, "{\"x\": %.1f, \"y\": %.1f, \"particles\": %ld, "
+			 "\"hours\": 1}", LB_X0 + 0.5 * BENCH_TERRAIN_L,
+			 LB_Y0 + 0.5 * BENCH_TERRAIN_L, r->o->releases);
+		if (!(st = client_do(&r->post, r->d.url, "/v1/releases", body, err, errlen)) &&
+		    !(st = client_json(&r->post, "POST /v1/releases", 202, &j, err, errlen))) {
+			r->release = jint(j, "id");
+			json_decref(j);
+		}
+		strcpy(status, "queued");
+	}
+	while (!st && strcmp(status, "running")) {
+		if (!strcmp(status, "done") || !strcmp(status, "failed") || now_s() - t0 > LB_WAIT_S)
+			return west_fail(err, errlen, WEST_ERR_INVALID, "release %lld %s before a "
+					 "post could run beside it (more --releases particles)",
+					 r->release, status);
+		sleep_us(1000);
+		st = release_status(r, r->release, status, sizeof status, &run_s, err, errlen);
+	}
+	return st;
+}
+
+/* One post beside a running release; *beside: still running at the end. */
+static enum west_status measure_beside(struct run *r, int i, struct sample *s, int *beside,
+				       char *err, size_t errlen)
+{
+	char status[16];
+	double run_s;
+	enum west_status st = keep_release(r, err, errlen);
+
+	if (!st)
+		st = measure_post(r, i, s, err, errlen);
+	if (!st)
+		st = release_status(r, r->release, status, sizeof status, &run_s, err, errlen);
+	*beside = !st && !strcmp(status, "running");
 	return st;
 }
 
@@ -773,7 +859,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: westd-latency WESTD_BINARY [--backend cpu|cuda] "
 		"[--grid R1|R4|R16|R64] [--posts N] [--iterations N]\n"
-		"       [--solver sor|multigrid] [--field-pool N]\n"
+		"       [--solver sor|multigrid] [--field-pool N] [--releases PARTICLES]\n"
 		"  defaults: cpu, R16, 20 posts, sor: 200 iterations (tolerance 0);\n"
 		"  multigrid: to tolerance 1e-4; westd's own field_pool\n");
 	return 2;
@@ -832,6 +918,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--solver")) {
 			o->solver = v;
 			ok = !strcmp(v, "sor") || !strcmp(v, "multigrid");
+		} else if (!strcmp(a, "--releases")) {
+			o->releases = parse_long(v, 1, 10000000);
+			ok = o->releases > 0;
 		} else if (!strcmp(a, "--field-pool")) {
 			o->field_pool = parse_long(v, 0, 64);
 			ok = o->field_pool >= 0;
@@ -870,6 +959,51 @@ static enum west_status setup_dir(struct run *r, char *err, size_t errlen)
 	return st;
 }
 
+/* --releases: o->posts more posts beside running releases; the latency
+ * beside them against s's (the posts alone, measured before). */
+static enum west_status bench_releases(struct run *r, const struct sample *alone,
+				       double *tmp, char *err, size_t errlen)
+{
+	int n = r->o->posts, k = 0;
+	struct sample *b = calloc((size_t)n, sizeof *b);
+	double lat[3], sol[3], lat0[3], sol0[3];
+	enum west_status st = WEST_OK;
+
+	if (!b || !(r->run_s = calloc((size_t)n + 1, sizeof *r->run_s))) {
+		free(b);
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "out of memory");
+	}
+	for (int i = 0; !st && i < n; i++) {
+		int beside;
+		st = measure_beside(r, 1000 + i, &b[k], &beside, err, errlen);
+		fprintf(stderr, "westd-latency: post %d/%d beside release %lld: latency %.1f ms%s\n",
+			i + 1, n, r->release, 1e3 * b[k].latency, beside ? "" : " (it ended)");
+		k += !st && beside;
+	}
+	if (!st && k == 0)
+		st = west_fail(err, errlen, WEST_ERR_INVALID, "no post ran beside a release");
+	if (!st) {
+		stats3(alone, n, offsetof(struct sample, latency), tmp, lat0);
+		stats3(alone, n, offsetof(struct sample, solve), tmp, sol0);
+		stats3(b, k, offsetof(struct sample, latency), tmp, lat);
+		stats3(b, k, offsetof(struct sample, solve), tmp, sol);
+		printf("\n| %d posts alone, %d of %d beside a release of %ld particles | "
+		       "median (ms) | p90 (ms) | max (ms) |\n", n, k, n, r->o->releases);
+		printf("| --- | ---: | ---: | ---: |\n");
+		print_stats("latency alone", lat0);
+		print_stats("latency beside a release", lat);
+		print_stats("solve alone", sol0);
+		print_stats("solve beside a release", sol);
+		printf("\nbeside / alone (medians): latency %.3f, solve %.3f\n", lat[0] / lat0[0],
+		       sol[0] / sol0[0]);
+		if (r->nrun)
+			printf("releases finished meanwhile: %d, run_seconds median %.3f s\n",
+			       r->nrun, median(r->run_s, (size_t)r->nrun));
+	}
+	free(b);
+	return st;
+}
+
 /* Everything after the start: the floor, the posts, the report. */
 static enum west_status bench(struct run *r, char *err, size_t errlen)
 {
@@ -898,6 +1032,8 @@ static enum west_status bench(struct run *r, char *err, size_t errlen)
 		print_posts(&warm, s, o->posts);
 		print_summary(o, s, o->posts, tmp);
 	}
+	if (!st && o->releases)
+		st = bench_releases(r, s, tmp, err, errlen);
 	free(s);
 	free(tmp);
 	return st;
