@@ -267,7 +267,7 @@ static const struct conf_row rows[] = {
 
 /* max_particles and max_release_hours stop at the model's own limits */
 _Static_assert(WEST_PLUME_MAX_PARTICLES == 10000000L, "max_particles' bound");
-_Static_assert(WEST_PLUME_MAX_SECONDS == 168 * 3600.0, "max_release_hours' bound");
+_Static_assert((long)WEST_PLUME_MAX_SECONDS == 168 * 3600L, "max_release_hours' bound");
 
 _Static_assert(sizeof rows / sizeof rows[0] == WEST_CONF_NKEYS,
 	       "one table row per enum west_conf_key");

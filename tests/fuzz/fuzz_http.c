@@ -10,13 +10,19 @@
  * through the transverse Mercator), the EDR routes of api_edr.c (coords,
  * bbox, z, parameter-name, datetime, crs, f) down to the CoverageJSON
  * answers, the landing page's content negotiation (Accept) and
- * If-None-Match, on a field solved once at start.  No network is used:
+ * If-None-Match, on a field solved once at start; and the release
+ * plumes' routes (api_releases.c): POST /v1/releases with the input as
+ * its JSON body (every member's parse and range check, down to the
+ * queue, which is kept full so that nothing an input posts runs), and the
+ * status, concentration, footprint (levels, crs: the contours) and
+ * trajectory of release 1, run once at start.  No network is used:
  * the server listens on 127.0.0.1 port 0 as westd_open would, but every
  * request comes through the socketpair.
  *
  * Input:
  *   byte 0    the route (below), modulo their number;
- *   byte 1    bit 0 HEAD instead of GET; bit 1 If-None-Match: "v1";
+ *   byte 1    bit 0 HEAD instead of GET; bit 1 If-None-Match: "v1"; bit 2
+ *             POST, the rest of the input its body (application/json);
  *   then      the query string up to the first newline, sent as is except
  *             that bytes not allowed in a request target (controls,
  *             space, '#', non-ASCII, ...) are percent-encoded, so that
@@ -62,7 +68,9 @@
 #include "field.h"
 #include "http.h"
 #include "model.h"
+#include "plume.h"
 #include "publish.h"
+#include "releases.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -71,6 +79,8 @@ static const char *const paths[] = {
 	"/v1/terrain", "/collections/wind/position", "/collections/wind/area",
 	"/collections/wind/cube", "/collections/wind", "/collections", "/conformance",
 	"/", "/api", "/readyz", "/livez", "/v1/no-such-route",
+	"/v1/releases", "/v1/releases/1", "/v1/releases/1/concentration",
+	"/v1/releases/1/footprint", "/v1/releases/1/trajectory",
 };
 #define NPATHS (sizeof paths / sizeof paths[0])
 
@@ -119,9 +129,41 @@ static void publish_field(void)
 	west_store_publish(&d.store, p);
 }
 
+/* Release 1 (40 particles for 5 minutes at the grid's centre, run to the
+ * end), then a queue of 0: every later POST is refused as queue-full
+ * after its body has been read and checked. */
+static void run_release(void)
+{
+	struct west_releases_limits lim = { 8, 0.0, 1 };
+	struct west_release_ask a = { .r = { .x = 501200, .y = 4651000, .height = 10,
+					     .duration = 120, .seconds = 300, .particles = 40,
+					     .seed = 1, .start = 1795435200LL,
+					     .layer = WEST_RELEASE_LAYER }, .lat = NAN, .lon = NAN };
+	struct west_releases_stats st;
+	unsigned long long id;
+	char err[WEST_ERRLEN];
+
+	if (west_releases_start(&d.releases, west_plume_run, &west_kernels_cpu, 1, &lim,
+				&d.metrics, NULL, NULL, err, sizeof err) ||
+	    west_releases_submit(&d.releases, &a, west_store_acquire(&d.store), &id, err,
+				 sizeof err)) {
+		fprintf(stderr, "fuzz_http: release: %s\n", err);
+		abort();
+	}
+	do {
+		usleep(1000);
+		west_releases_stats(&d.releases, &st);
+	} while (st.count[WEST_RELEASE_DONE] + st.count[WEST_RELEASE_FAILED] == 0);
+	if (st.count[WEST_RELEASE_DONE] != 1)
+		abort();
+	lim.queue = 0;
+	west_releases_set_limits(&d.releases, &lim);
+}
+
 static void stop(void)
 {
 	west_http_stop(&h);
+	west_releases_stop(&d.releases);
 	west_store_free(&d.store);
 	west_shared_grid_release(d.grid);
 }
@@ -142,7 +184,9 @@ static void setup(void)
 	d.live = (struct westd_live){ .max_body_bytes = d.conf.max_body_bytes,
 				      .max_response_cells = d.conf.max_response_cells,
 				      .ui_age_warn = d.conf.ui_age_warn,
-				      .ui_age_alert = d.conf.ui_age_alert };
+				      .ui_age_alert = d.conf.ui_age_alert,
+				      .max_particles = d.conf.max_particles,
+				      .max_release_hours = d.conf.max_release_hours };
 	pthread_mutex_init(&d.ingest_lock, NULL);
 	pthread_mutex_init(&d.rec_lock, NULL);
 	pthread_rwlock_init(&d.live_lock, NULL);
@@ -155,6 +199,7 @@ static void setup(void)
 	if (!(d.grid = west_shared_grid_new(&g)))
 		abort();
 	publish_field();
+	run_release();
 	routes = westd_routes(&nroutes);
 	if (west_http_start(&h, &d, routes, nroutes, err, sizeof err)) {
 		fprintf(stderr, "fuzz_http: %s\n", err);
@@ -185,6 +230,14 @@ static size_t request(char *buf, const uint8_t *data, size_t size)
 	const uint8_t *q = data + 2, *nl = memchr(q, '\n', size - 2);
 	size_t qlen = nl ? (size_t)(nl - q) : size - 2, n;
 
+	if (data[1] & 4) {   /* POST: the rest is the body, as is */
+		n = (size_t)sprintf(buf, "POST %s HTTP/1.1\r\nHost: fuzz.invalid\r\n"
+				    "Connection: close\r\nContent-Type: application/json\r\n"
+				    "Content-Length: %zu\r\n\r\n", paths[data[0] % NPATHS],
+				    size - 2);
+		memcpy(buf + n, q, size - 2);
+		return n + size - 2;
+	}
 	n = (size_t)sprintf(buf, "%s %s", (data[1] & 1) ? "HEAD" : "GET",
 			    paths[data[0] % NPATHS]);
 	if (qlen) {
@@ -271,14 +324,14 @@ static size_t exchange(const char *req, size_t len, char **out)
 	return n;
 }
 
-static void check_answer(const char *req, const char *ans, size_t n, int head)
+static void check_answer(const char *req, size_t reqlen, const char *ans, size_t n, int head)
 {
 	const char *body = strstr(ans, "\r\n\r\n");
 	unsigned status = 0;
 	const char *ct;
 
 	if (n == 0) {   /* closed by libmicrohttpd with no answer (above) */
-		FUZZ_ASSERT(strlen(req) > 16384, "closed with no answer: %s", req);
+		FUZZ_ASSERT(reqlen > 16384, "closed with no answer: %s", req);
 		return;
 	}
 	FUZZ_ASSERT(sscanf(ans, "HTTP/1.%*d %u", &status) == 1, "no status line in the "
@@ -315,7 +368,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	len = request(req, data, size);
 	req[len] = '\0';
 	n = exchange(req, len, &ans);
-	check_answer(req, ans, n, data[1] & 1);
+	check_answer(req, len, ans, n, (data[1] & 5) == 1);
 	free(ans);
 	free(req);
 	return 0;

@@ -38,7 +38,9 @@ for t in $targets; do
 	[ -f "$src/dict/$t.dict" ] && dict=-dict=$src/dict/$t.dict
 	# the sanitizers' options are this script's own (scripts/test exports
 	# slower ones for its asan build)
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	# (lsan.supp: a library's one allocation per process)
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$src/lsan.supp \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	"$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$out/artifacts/$t-" $dict "$work/$t" "$src/corpus/$t" \
 		>"$log" 2>&1
