@@ -1,0 +1,168 @@
+/*
+ * plume_gaussian.c: release plumes (src/plume.h) against the Gaussian
+ * plume with the Briggs (1973) rural dispersion curves, for each
+ * stability class (docs/validation.md, "Release plumes").
+ *
+ * Set-up: a flat terrain (140 x 121 columns of 50 m, 60 levels of 20 m),
+ * a uniform wind U along x on every face (v = w = 0), every column of one
+ * class; a release 10 m above the ground at a column centre, 600 s long,
+ * run for 3600 s (the whole plume passes 5 km at the slowest wind, 2 m/s:
+ * 600 + 2500 s), N
+ * particles (argument, default 100000), seed 1, layer 10 m.  The model's
+ * turbulence is its own (Hanna 1982 profiles, u* from the 10 m wind, the
+ * mixing height by class: docs/model.md); nothing is fitted to Briggs.
+ *
+ * Reference: the time-integrated concentration per unit mass of a
+ * continuous release with ground reflection,
+ *   E(x, y, z) = 1 / (2 pi U sy sz) exp(-y^2 / 2 sy^2)
+ *                [exp(-(z - H)^2 / 2 sz^2) + exp(-(z + H)^2 / 2 sz^2)],
+ * averaged like the model's output: over the column (7 x 7 points) and
+ * over the layer 0 to 10 m (11 points).  Briggs rural sigmas (x in m):
+ *   A sy 0.22x(1+0.0001x)^-1/2  sz 0.20x
+ *   B sy 0.16x(...)             sz 0.12x
+ *   C sy 0.11x(...)             sz 0.08x(1+0.0002x)^-1/2
+ *   D sy 0.08x(...)             sz 0.06x(1+0.0015x)^-1/2
+ *   E sy 0.06x(...)             sz 0.03x(1+0.0003x)^-1
+ *   F sy 0.04x(...)             sz 0.016x(1+0.0003x)^-1
+ * No mixing lid in the reference (the model reflects at its mixing
+ * height).  Ratio model / reference at 0.5, 1, 2 and 5 km on the
+ * centreline, and FAC2 (0.5 <= ratio <= 2).
+ *
+ * Usage: plume_gaussian [--cuda] [N]  (tests/validation/plume_gaussian.sh)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "field.h"
+#include "grid.h"
+#include "model.h"
+#include "plume.h"
+
+#define NX 140
+#define NY 121
+#define DX 50.0
+#define RI 20           /* the release column */
+#define RJ 60
+#define H 10.0
+#define LAYER 10.0
+
+static const double briggs[6][4] = {   /* sy a, sz a, sz b, sz power */
+	{ 0.22, 0.20, 0.0, 0.0 },     { 0.16, 0.12, 0.0, 0.0 },
+	{ 0.11, 0.08, 0.0002, -0.5 }, { 0.08, 0.06, 0.0015, -0.5 },
+	{ 0.06, 0.03, 0.0003, -1.0 }, { 0.04, 0.016, 0.0003, -1.0 },
+};
+static const double speeds[6] = { 2.0, 3.0, 5.0, 5.0, 3.0, 2.0 };
+
+static double gauss_at(int c, double u, double x, double y, double z)
+{
+	double sy = briggs[c][0] * x / sqrt(1.0 + 0.0001 * x);
+	double sz = briggs[c][1] * x * (briggs[c][3] ? pow(1.0 + briggs[c][2] * x, briggs[c][3])
+						     : 1.0);
+	return exp(-y * y / (2 * sy * sy)) / (2 * M_PI * u * sy * sz) *
+	       (exp(-(z - H) * (z - H) / (2 * sz * sz)) + exp(-(z + H) * (z + H) / (2 * sz * sz)));
+}
+
+/* The reference averaged over the column centred d m downwind, on the
+ * centreline, and over the layer. */
+static double gauss_column(int c, double u, double d)
+{
+	double sum = 0.0;
+	int n = 0;
+	for (int a = 0; a < 7; a++)
+		for (int b = 0; b < 7; b++)
+			for (int k = 0; k <= 10; k++, n++)
+				sum += gauss_at(c, u, d + DX * ((a + 0.5) / 7 - 0.5),
+						DX * ((b + 0.5) / 7 - 0.5), LAYER * k / 10.0);
+	return sum / n;
+}
+
+static void die(const char *what, const char *err)
+{
+	fprintf(stderr, "plume_gaussian: %s: %s\n", what, err);
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	const struct west_kernel_ops *k = &west_kernels_cpu;
+	long n = 100000;
+	static const double dist[4] = { 500, 1000, 2000, 5000 };
+	struct west_config *conf = calloc(1, sizeof *conf);
+	struct west_dem dem = { .nx = NX, .ny = NY, .dx = DX, .dy = DX, .x0 = 500000.0,
+				.y0 = 4650000.0 };
+	struct west_grid g;
+	struct west_grid_opts go;
+	char err[WEST_ERRLEN];
+	int fac2_all = 1;
+
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--cuda")) {
+#ifdef WEST_HAVE_CUDA
+			k = &west_kernels_cuda;
+#else
+			die("--cuda", "this libwest is built without CUDA");
+#endif
+		} else {
+			n = atol(argv[a]);
+		}
+	}
+	if (!conf || !(dem.z = malloc(NX * NY * sizeof *dem.z)))
+		die("set-up", "out of memory");
+	for (size_t c = 0; c < NX * NY; c++)
+		dem.z[c] = 100.0f;
+	west_config_defaults(conf);
+	conf->nz = 60, conf->dz = 20.0;
+	west_grid_opts_from_config(&go, conf);
+	if (west_grid_init(&g, &dem, &go, err, sizeof err))
+		die("grid", err);
+	printf("| class | U (m/s) | x (km) | westd (s/m^3) | Gaussian, Briggs rural (s/m^3) | "
+	       "ratio | FAC2 | run (s) |\n| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n");
+	for (int c = 0; c < 6; c++) {
+		struct west_field f;
+		struct west_plume_result res;
+		struct west_release r = {
+			.x = g.x0 + (RI + 0.5) * DX, .y = g.y0 + (RJ + 0.5) * DX, .height = H,
+			.duration = 600.0, .seconds = 3600.0, .particles = n, .seed = 1,
+			.start = 1795435200LL, .layer = LAYER,
+		};
+		struct timespec t0, t1;
+
+		if (west_field_init(&f, &g, err, sizeof err))
+			die("field", err);
+		for (size_t i = 0; i < west_grid_nxfaces(&g); i++)
+			f.u[i] = (float)speeds[c];
+		memset(f.v, 0, west_grid_nyfaces(&g) * sizeof *f.v);
+		memset(f.w, 0, west_grid_nzfaces(&g) * sizeof *f.w);
+		memset(f.stability, c, NX * NY);
+		memcpy(f.power_exponent, west_power_exponents(WEST_LAND_RURAL),
+		       sizeof f.power_exponent);
+		f.valid_time = r.start;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (west_plume_run(&g, &f, &r, k, NULL, NULL, &res, err, sizeof err))
+			die("run", err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		for (int d = 0; d < 4; d++) {
+			size_t i = RI + (size_t)(dist[d] / DX);
+			double w = res.conc[RJ * res.nx + i], e = gauss_column(c, speeds[c], dist[d]);
+			int ok = w >= 0.5 * e && w <= 2.0 * e;
+			fac2_all &= ok;
+			printf("| %c | %.0f | %.1f | %.3e | %.3e | %.2f | %s | %.1f |\n", "ABCDEF"[c],
+			       speeds[c], dist[d] / 1000, w, e, w / e, ok ? "yes" : "**no**",
+			       (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec -
+										t0.tv_nsec));
+		}
+		fflush(stdout);
+		west_plume_result_free(&res);
+		west_field_free(&f);
+	}
+	printf("\n%ld particles a run; FAC2 at every class and distance: %s\n", n,
+	       fac2_all ? "yes" : "no");
+	west_grid_free(&g);
+	free(dem.z);
+	free(conf);
+	return 0;
+}
