@@ -4,6 +4,8 @@ records (data/README.md, "Validation data", says where each comes from).
 
     prepare.py granite  QES_PWIDS_DIR  OUT.csv
     prepare.py missoula WINDNINJA_STATION_DIR  OUT.csv
+    prepare.py askervein EXP_ASKERVEIN_DIR TOWERS.csv OUT.csv
+    prepare.py askervein-map MAP.map OUT_POINTS.csv
 
 granite: the ten PWIDS sensor files (PWIDnn.xml) of UtahEFD/QES-Public
 data/InputFiles/PWIDS/; every record is written unchanged (position, height,
@@ -14,6 +16,22 @@ data/WXSTATIONS-MDT-2018-06-20-2128-2018-06-21-2128-missoula_valley/; for
 every whole UTC hour H and every station, the one record nearest to H within
 30 minutes is kept (the earlier on a tie), unchanged, with its own time.
 The RAWS stations report hourly (at :01, :28, :59), KMSO every 5 minutes.
+
+askervein: run TU03-A of the Askervein Hill project (1983), the 10 m
+mean winds of firemodels/exp Askervein_Hill/: line A (ASW-ANE_TU03A_10m.csv,
+Table A1.3 of the report), line AA (AASW-AANE_TU03A_10m_MF.csv, Table A1.4,
+the mean-flow masts) and the reference site RS (RS-HT_TU03A_50m_tower.csv,
+Table A1.7: its 8 m cup, the level nearest 10 m; its direction is the AA
+table's DIRECTION - DIF, the reference direction, 206 degrees in every row).
+TOWERS.csv is firemodels/cad Askervein_Hill/Askervein_devc_loc.csv: each
+mast's British National Grid reference (easting, northing - 800000 m).
+Masts without a grid reference (ASW100) are left out, and none of the
+digitized plot files is used.  One row per mast, in metres and m/s,
+PROJCS on the British National Grid (EPSG:27700).
+
+askervein-map: the elevation contours of the Windbench WAsP map
+(firemodels/cad Askervein_Hill/Askervein_Neutral_elevation-roughness.map)
+as points x,y,z in EPSG:27700 (the map's y + 800000 m), for gdal_grid.
 
 Python 3 standard library only.
 """
@@ -89,6 +107,73 @@ def missoula(src, out):
     write(out, [r[2] for r in rows])
 
 
+# run TU03-A: 3 October 1983, 14:00 to 17:00 BST (Taylor and Teunissen
+# 1987); the exp files carry no time.  Cloud cover 100 %: not observed; it
+# makes westd take class D (neutral), as for a near-neutral run.
+ASK_TIME = "1983-10-03T13:00:00Z"
+# table DIST (tens of metres from HT or CP) -> (station id, the mast's
+# name in the towers file)
+ASK_LINE_A = {-85: ("ASW85", "ASW85"), -60: ("ASW60", "ASW UK 30 m tower"),
+              -50: ("ASW50", "ASW50"), -35: ("ASW35", "ASW35"), -20: ("ASW20", "ASW20"),
+              -10: ("ASW10", "ASW10"), 0: ("HT", "HT 10 m t"), 10: ("ANE10", "ANE10"),
+              20: ("ANE20", "ANE20"), 40: ("ANE40", "ANE40")}
+ASK_LINE_AA = {0: ("CP", "CP Centre Point"), -10: ("AASW10", "AASW10 mf"),
+               -20: ("AASW20", "AASW20"), -30: ("AASW30", "AASW30 mf"),
+               -50: ("AASW50", "AASW50 mf")}
+
+
+def ask_table(path):
+    rows = list(csv.reader(open(path)))
+    return [dict(zip(rows[1], r)) for r in rows[2:] if r]   # row 0: units
+
+
+def askervein(src, towers_csv, out):
+    towers = {r["Name"]: (r["Grid RefX"], r["Grid RefY"])
+              for r in csv.DictReader(open(towers_csv, encoding="utf-8-sig"))}
+
+    def row(ident, tower, height, speed, direction):
+        e, n = towers[tower]
+        return [ident, "PROJCS", "WGS84", n, e, height, "meters", speed, "mps",
+                direction, "", "", "100", "-1", "", ASK_TIME]
+
+    rs = {r["DZ"]: r for r in ask_table(os.path.join(src, "RS-HT_TU03A_50m_tower.csv"))}
+    aa = ask_table(os.path.join(src, "AASW-AANE_TU03A_10m_MF.csv"))
+    refdir = {float(r["DIRECTION"]) - float(r["DIF"]) for r in aa}
+    if len(refdir) != 1:
+        raise SystemExit("AA table: DIRECTION - DIF differs between rows: %r" % refdir)
+    rows = [row("RS", "RS tower 8 m", "8", rs["8"]["RS_SPEED"], "%g" % refdir.pop())]
+    for tab, names in (("ASW-ANE_TU03A_10m.csv", ASK_LINE_A),
+                       ("AASW-AANE_TU03A_10m_MF.csv", ASK_LINE_AA)):
+        for r in ask_table(os.path.join(src, tab)):
+            d = int(float(r["DIST"]))
+            if d in names:
+                rows.append(row(*names[d], "10", r["SPEED"], r["DIRECTION"]))
+    write(out, rows)
+
+
+def askervein_map(path, out):
+    lines = open(path).read().split("\n")[4:]   # 4 header lines
+    i, n = 0, 0
+    with open(out, "w") as f:
+        f.write("x,y,z\n")
+        while i < len(lines):
+            h = lines[i].split()
+            i += 1
+            if not h:
+                continue
+            # a line's header: "elev n", "z0_left z0_right n" (a roughness
+            # change only) or "z0_left z0_right elev n"; then n x,y pairs
+            npts, pts = int(float(h[-1])), []
+            while len(pts) < 2 * npts:
+                pts += lines[i].split()
+                i += 1
+            if len(h) in (2, 4):
+                for j in range(0, len(pts), 2):
+                    f.write("%s,%.1f,%s\n" % (pts[j], float(pts[j + 1]) + 800000, h[-2]))
+                    n += 1
+    print("%s: %d points" % (out, n))
+
+
 def write(out, rows):
     with open(out, "w", newline="") as f:
         f.write(HEADER + "\n")
@@ -100,6 +185,8 @@ def write(out, rows):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("granite", "missoula"):
+    kinds = {"granite": (granite, 4), "missoula": (missoula, 4),
+             "askervein": (askervein, 5), "askervein-map": (askervein_map, 4)}
+    if len(sys.argv) < 2 or sys.argv[1] not in kinds or len(sys.argv) != kinds[sys.argv[1]][1]:
         raise SystemExit(__doc__)
-    (granite if sys.argv[1] == "granite" else missoula)(sys.argv[2], sys.argv[3])
+    kinds[sys.argv[1]][0](*sys.argv[2:])

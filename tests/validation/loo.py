@@ -13,7 +13,7 @@ markdown tables, per station and overall, for westd and the baseline.
     loo.py --westd BUILD/westd --dem DEM.asc [--port 18080]
            [--set KEY=VALUE ...] [--group-seconds N] [--exclude ID ...]
            [--min-others 2] [--max-seconds 3600] [--json OUT.json]
-           STATIONS.csv [MORE.csv ...]
+           [--from ID] STATIONS.csv [MORE.csv ...]
 
 The CSV files are WindNinja station files as westd reads them (docs/api.md,
 "CSV (WindNinja station format)").  Rows are grouped into observation times
@@ -21,6 +21,11 @@ by their date_time: exactly equal times by default; with --group-seconds N,
 a row belongs to the multiple of N nearest its time (a row half-way between
 two goes to the earlier), so that stations reporting at different minutes
 of the hour form one set.  Rows keep their own times when posted.
+
+With --from ID the other stations are not used: every station is predicted
+from station ID's row of the same time alone (the reference-site test of
+hill studies such as Askervein), and the baseline is that row's wind
+unchanged.  Each time is then posted and solved once.
 
 westd is started on 127.0.0.1:PORT, in the foreground, with a temporary
 state directory, no snapshots, a random write token and the terrain DEM;
@@ -377,6 +382,8 @@ def main():
                     help="drop this station's rows entirely (repeatable)")
     ap.add_argument("--min-others", type=int, default=2,
                     help="skip a hold-out with fewer other stations at that time (default 2)")
+    ap.add_argument("--from", dest="source", metavar="ID",
+                    help="predict every station from station ID alone (no leave-one-out)")
     ap.add_argument("--max-seconds", type=float, default=3600,
                     help="stop after this many seconds, reporting the cases done (default 3600)")
     ap.add_argument("--solve-timeout", type=float, default=300,
@@ -396,6 +403,8 @@ def main():
         if re.search(r'PROJECTION\["Transverse_Mercator"\]', txt, re.I):
             tm = TransverseMercator(txt)
     rows = [r for r in read_rows(a.csv, tm) if r["id"] not in a.exclude]
+    if a.source is not None and not any(r["id"] == a.source for r in rows):
+        die("--from %s: no row of that station" % a.source)
     groups = group_rows(rows, a.group_seconds)
     header = ",".join(HEADER)
 
@@ -409,17 +418,23 @@ def main():
         grid = st.get("grid", {}) if code == 200 else {}
         backend = (st.get("backend") or {}).get("device", "?") if code == 200 else "?"
         for key, g in groups:
+            posted = None   # with --from: (version, why) of the one set of this time
+            if a.source is not None:
+                src = [r for r in g if r["id"] == a.source]
+                held_out = [r for r in g if r["id"] != a.source] if src else []
             # the hold-outs in the order of the valid time of the set each
             # posts (its newest other row): westd refuses a set older than
             # the current field (422), so no set may come after a newer one
             order = sorted(g, key=lambda h: max((r["time"] for r in g if r is not h),
                                                 default=0))
+            if a.source is not None:
+                order = held_out
             for held in order:
                 if time.monotonic() > deadline:
                     truncated = True
                     break
-                others = [r for r in g if r is not held]
-                if len(others) < a.min_others:
+                others = src if a.source is not None else [r for r in g if r is not held]
+                if a.source is None and len(others) < a.min_others:
                     skipped += 1
                     continue
                 if cases and len(cases) % 50 == 0:
@@ -431,22 +446,33 @@ def main():
                         "z": held["height"], "obs": obs, "base": base, "pred": None,
                         "others": [o["id"] for o in others], "why": ""}
                 cases.append(case)
-                body = (header + "\n" + "\n".join(o["line"] for o in others) + "\n").encode()
-                failed_before = (st.get("queue") or {}).get("failed", 0) if code == 200 else 0
-                c, ans = w.json("POST", "/v1/observations", body, "text/csv")
-                if c != 202:
-                    case["why"] = "POST %d: %s" % (c, ans.get("detail", ""))
-                    refused_posts.append(case)
-                    continue
-                ver = w.wait_version(ans["field_version"], failed_before,
-                                     min(deadline, time.monotonic() + a.solve_timeout))
-                code, st = w.json("GET", "/v1/status")
+                if posted is not None:
+                    ver, why = posted
+                    if ver is None:
+                        case["why"] = why
+                        continue
+                else:
+                    body = (header + "\n" + "\n".join(o["line"] for o in others) + "\n").encode()
+                    failed_before = (st.get("queue") or {}).get("failed", 0) if code == 200 else 0
+                    c, ans = w.json("POST", "/v1/observations", body, "text/csv")
+                    if c != 202:
+                        case["why"] = "POST %d: %s" % (c, ans.get("detail", ""))
+                        refused_posts.append(case)
+                        if a.source is not None:
+                            posted = (None, case["why"])
+                        continue
+                    ver = w.wait_version(ans["field_version"], failed_before,
+                                         min(deadline, time.monotonic() + a.solve_timeout))
+                    code, st = w.json("GET", "/v1/status")
                 if ver is None and time.monotonic() > deadline:
                     cases.pop()      # cut off by --max-seconds, not a westd failure
                     truncated = True
                     break
                 if ver is None:
                     case["why"] = "no field: %s" % (st.get("last_error", "") if code == 200 else "")
+                if a.source is not None:
+                    posted = (ver, case["why"])
+                if ver is None:
                     continue
                 if held["sys"] == "GEOGCS":
                     q = {"lon": held["b"], "lat": held["a"]}
@@ -483,6 +509,9 @@ def main():
               len(groups), iso(groups[0][0]) if groups else "-", iso(groups[-1][0]) if groups else "-",
               len({r["id"] for r in rows}), len(cases), skipped, a.min_others, elapsed,
               "; STOPPED at --max-seconds, the tables cover the cases done" if truncated else ""))
+    if a.source is not None:
+        print("- every station predicted from %s alone; the baseline is %s's wind" % (
+            a.source, a.source))
     if a.exclude:
         print("- excluded stations: %s" % ", ".join(a.exclude))
     print()
