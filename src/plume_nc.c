@@ -23,9 +23,6 @@
 #define PACKAGE_VERSION "unknown"
 #endif
 
-#define WGS84_A 6378137.0
-#define WGS84_RF 298.257223563
-
 struct pw {
 	const struct west_grid *g;
 	const struct west_plume_result *res;
@@ -99,28 +96,11 @@ static void def_axes(struct pw *w)
 
 static void def_crs(struct pw *w)
 {
-	const struct west_crs *c = &w->g->crs;
+	const char *what = "crs";
 
-	if (!w->has_crs) {
-		if (c->wkt)
-			text(w, NC_GLOBAL, "west_crs_wkt", c->wkt);
-		return;
-	}
-	w->var_crs = var(w, "crs", NC_INT, 0);
-	text(w, w->var_crs, "grid_mapping_name", c->grid_mapping_name);
-	if (c->has_tm) {
-		number(w, w->var_crs, "longitude_of_central_meridian", c->lon0);
-		number(w, w->var_crs, "latitude_of_projection_origin", c->lat0);
-		number(w, w->var_crs, "scale_factor_at_central_meridian", c->k0);
-		number(w, w->var_crs, "false_easting", c->false_easting);
-		number(w, w->var_crs, "false_northing", c->false_northing);
-		number(w, w->var_crs, "semi_major_axis", WGS84_A);
-		number(w, w->var_crs, "inverse_flattening", WGS84_RF);
-	}
-	if (c->wkt) {
-		text(w, w->var_crs, "crs_wkt", c->wkt);
-		text(w, w->var_crs, "spatial_ref", c->wkt);
-	}
+	if (w->st == WEST_OK)
+		check(w, west_nc_def_crs(w->ncid, &w->g->crs, &w->var_crs, &what),
+		      "defining the CRS", what);
 }
 
 /* A variable on (y, x) with the attributes they all share. */

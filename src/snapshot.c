@@ -377,31 +377,57 @@ static void def_coords(struct snap_writer *w)
 			    "x coordinate of projection (cell centre)");
 }
 
+int west_nc_def_crs(int ncid, const struct west_crs *c, int *varid, const char **what)
+{
+	const struct {
+		const char *name;
+		double v;
+	} tm[] = {
+		{ "longitude_of_central_meridian", c->lon0 },
+		{ "latitude_of_projection_origin", c->lat0 },
+		{ "scale_factor_at_central_meridian", c->k0 },
+		{ "false_easting", c->false_easting },
+		{ "false_northing", c->false_northing },
+		{ "semi_major_axis", WGS84_A },
+		{ "inverse_flattening", WGS84_RF },
+	};
+	const char *names[2] = { "crs_wkt", "spatial_ref" };
+	int rc;
+
+	*varid = -1;
+	*what = "crs";
+	if (c->grid_mapping_name[0] == '\0') {
+		*what = "west_crs_wkt";
+		return c->wkt ? nc_put_att_text(ncid, NC_GLOBAL, "west_crs_wkt", strlen(c->wkt),
+						c->wkt) : NC_NOERR;
+	}
+	if ((rc = nc_def_var(ncid, "crs", NC_INT, 0, NULL, varid)) != NC_NOERR)
+		return rc;
+	*what = "grid_mapping_name";
+	if ((rc = nc_put_att_text(ncid, *varid, *what, strlen(c->grid_mapping_name),
+				  c->grid_mapping_name)) != NC_NOERR)
+		return rc;
+	for (size_t k = 0; c->has_tm && k < sizeof tm / sizeof *tm; k++) {
+		*what = tm[k].name;
+		if ((rc = nc_put_att_double(ncid, *varid, *what, NC_DOUBLE, 1, &tm[k].v)) != NC_NOERR)
+			return rc;
+	}
+	for (int k = 0; c->wkt && k < 2; k++) {
+		*what = names[k];
+		if ((rc = nc_put_att_text(ncid, *varid, *what, strlen(c->wkt), c->wkt)) != NC_NOERR)
+			return rc;
+	}
+	return NC_NOERR;
+}
+
 /* The grid mapping variable, or the WKT alone as a global (prose above). */
 static void def_crs(struct snap_writer *w)
 {
-	const struct west_crs *c = &w->g->crs;
+	const char *what = "crs";
 
-	if (!w->has_crs) {
-		if (c->wkt)
-			put_text(w, NC_GLOBAL, "west_crs_wkt", c->wkt);
-		return;
-	}
-	w->var_crs = def_var(w, "crs", NC_INT, 0, NULL, NULL);
-	put_text(w, w->var_crs, "grid_mapping_name", c->grid_mapping_name);
-	if (c->has_tm) {
-		put_double(w, w->var_crs, "longitude_of_central_meridian", c->lon0);
-		put_double(w, w->var_crs, "latitude_of_projection_origin", c->lat0);
-		put_double(w, w->var_crs, "scale_factor_at_central_meridian", c->k0);
-		put_double(w, w->var_crs, "false_easting", c->false_easting);
-		put_double(w, w->var_crs, "false_northing", c->false_northing);
-		put_double(w, w->var_crs, "semi_major_axis", WGS84_A);
-		put_double(w, w->var_crs, "inverse_flattening", WGS84_RF);
-	}
-	if (c->wkt) {
-		put_text(w, w->var_crs, "crs_wkt", c->wkt);
-		put_text(w, w->var_crs, "spatial_ref", c->wkt);
-	}
+	if (w->st == WEST_OK)
+		nc_check(w, west_nc_def_crs(w->ncid, &w->g->crs, &w->var_crs, &what),
+			 "defining the CRS", what);
 }
 
 /* CF auxiliary coordinates lat(y, x) and lon(y, x) of the column centres,

@@ -144,6 +144,17 @@ void west_snapshot_forget(void);
 void west_netcdf_lock(void);
 void west_netcdf_unlock(void);
 
+/*
+ * The grid's CRS in the NetCDF file ncid (define mode), as snapshots and
+ * a release's NetCDF write it (snapshot.c's opening comment): the CF grid
+ * mapping variable "crs" (grid_mapping_name; the transverse Mercator
+ * parameters on WGS 84 when has_tm; crs_wkt and spatial_ref when there is
+ * a WKT), or, without a grid mapping name, the WKT alone as the global
+ * attribute west_crs_wkt.  *varid: the variable, -1 when none.  Returns
+ * NC_NOERR or the failing call's status, *what naming what it wrote.
+ */
+int west_nc_def_crs(int ncid, const struct west_crs *c, int *varid, const char **what);
+
 /* The length of an in-memory NetCDF-4 image (nc_close_memio's buffer of
  * size bytes): its HDF5 end of file, which the buffer may run past. */
 size_t west_netcdf_image_length(const void *memory, size_t size);
