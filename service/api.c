@@ -75,6 +75,15 @@ static int in_domain(const struct west_grid *g, double x, double y)
 	       y >= g->y0 && y <= g->y0 + (double)g->ny * g->dy;
 }
 
+int api_no_lonlat(struct west_req *r, const struct west_grid *g)
+{
+	if (g->crs.has_tm)
+		return 0;
+	west_reply_problem(r, 400, "no-crs", "Bad Request", "lon/lat: %s; give x and y in "
+			   "the grid's coordinates", west_crs_no_lonlat(&g->crs));
+	return 1;
+}
+
 /* x, y from x=&y= or lon=&lat= (a grid with a transverse Mercator CRS);
  * lon/lat outside the domain is answered here, in degrees. */
 static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, double *y)
@@ -91,12 +100,8 @@ static int arg_xy(struct west_req *r, const struct west_grid *g, double *x, doub
 	}
 	if (!api_arg_double(r, "lon", 1, &lon) || !api_arg_double(r, "lat", 1, &lat))
 		return 0;
-	if (!g->crs.has_tm) {
-		west_reply_problem(r, 400, "no-crs", "Bad Request",
-				   "lon/lat: the terrain has no transverse Mercator CRS; "
-				   "give x and y in the grid's coordinates");
+	if (api_no_lonlat(r, g))
 		return 0;
-	}
 	if (west_tm_forward(&g->crs, lon, lat, x, y, err, sizeof err)) {
 		west_edr_swap_hint(g, lon, lat, 0, why, sizeof why);
 		west_reply_problem(r, 400, "bad-parameter", "Bad Request", "lon/lat: %s%s",

@@ -36,6 +36,9 @@ int api_arg_zref(struct west_req *r, enum west_zref *zref);
 /* The field to answer from (current, or ?version=), held; NULL when the
  * request was answered (503 no field, 404 version not held, 304). */
 struct west_published *api_field(struct west_req *r);
+/* lon/lat asked of a grid without them (crs.has_tm 0): answered 400
+ * no-crs with the reason, 1; else 0. */
+int api_no_lonlat(struct west_req *r, const struct west_grid *g);
 /* The grid's description for JSON answers. */
 json_t *api_grid_json(const struct west_grid *g);
 

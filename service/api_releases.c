@@ -288,12 +288,8 @@ static int place(struct west_req *r, const struct west_grid *g, const struct bod
 			a->lon = a->lat = NAN;
 		return 1;
 	}
-	if (!g->crs.has_tm) {
-		west_reply_problem(r, 400, "no-crs", "Bad Request",
-				   "lon/lat: the terrain has no transverse Mercator CRS; give x "
-				   "and y in the grid's coordinates");
+	if (api_no_lonlat(r, g))
 		return 0;
-	}
 	a->lon = b->a, a->lat = b->b;
 	if (west_tm_forward(&g->crs, b->a, b->b, &a->r.x, &a->r.y, err, sizeof err)) {
 		west_edr_swap_hint(g, b->a, b->b, 0, why, sizeof why);

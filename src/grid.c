@@ -104,28 +104,35 @@ double west_grid_lowest_level(const struct west_grid *g, size_t i, size_t j, siz
 	return 0.5 * (g->zf[c + 1] + fmax(g->zf[c], ground));
 }
 
-/* The convergence at grid-local (x, y) by the projection: the grid
+/* The convergence at grid-local (x, y) by the projection tm: the grid
  * azimuth of true north, from a step of 1e-5 degrees north, negated. */
-static int convergence_at(const struct west_grid *g, double x, double y, double *gamma)
+static int convergence_at(const struct west_grid *g, const struct west_crs *tm,
+			  double x, double y, double *gamma)
 {
 	double lon, lat, x2, y2;
 	char err[WEST_ERRLEN];
 
-	if (west_tm_inverse(&g->crs, g->x0 + x, g->y0 + y, &lon, &lat, err, sizeof err) ||
-	    west_tm_forward(&g->crs, lon, lat + 1e-5, &x2, &y2, err, sizeof err))
+	if (west_tm_inverse(tm, g->x0 + x, g->y0 + y, &lon, &lat, err, sizeof err) ||
+	    west_tm_forward(tm, lon, lat + 1e-5, &x2, &y2, err, sizeof err))
 		return 0;
 	*gamma = -atan2(x2 - (g->x0 + x), y2 - (g->y0 + y));
 	return 1;
 }
 
+/* On another ellipsoid than WGS 84's the projection's own convergence
+ * differs by far less than 0.01 degree from WGS 84's with the same
+ * parameters (terrain.h), so it is taken from that. */
 static void find_convergence(struct west_grid *g)
 {
 	double xs[2] = { 0.5 * g->dx, ((double)g->nx - 0.5) * g->dx };
 	double ys[2] = { 0.5 * g->dy, ((double)g->ny - 0.5) * g->dy };
+	struct west_crs tm = g->crs;
 
-	g->has_convergence = g->crs.has_tm;
+	tm.has_tm = g->crs.has_tm || g->crs.tm_other_ellipsoid;
+	g->has_convergence = tm.has_tm;
 	for (int c = 0; c < 4 && g->has_convergence; c++)
-		g->has_convergence = convergence_at(g, xs[c & 1], ys[c >> 1], &g->convergence[c]);
+		g->has_convergence = convergence_at(g, &tm, xs[c & 1], ys[c >> 1],
+						    &g->convergence[c]);
 }
 
 double west_grid_convergence(const struct west_grid *g, double x, double y)

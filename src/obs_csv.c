@@ -432,8 +432,8 @@ static enum west_status csv_geogcs(const struct csv_row *r, const struct west_ob
 				 west_obs_show(datum, buf, sizeof buf));
 	if (!o->grid->crs.has_tm)
 		return west_fail(err, errlen, WEST_ERR_INVALID, "%s: Coord_Sys: GEOGCS given "
-				 "but the terrain has no transverse Mercator grid_mapping; "
-				 "give PROJCS x and y", r->rec);
+				 "but %s; give PROJCS x and y", r->rec,
+				 west_crs_no_lonlat(&o->grid->crs));
 	return west_obs_project(o, lon, lat, ob, r->rec, "Lon/XCoord, Lat/YCoord",
 				err, errlen);
 }

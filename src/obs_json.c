@@ -33,6 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proj.h"
+
 #define Z0_DEFAULT 0.1 /* m, roughness for the inv_L rule when z0 is absent */
 
 static const char *const known_fields[] = {
@@ -152,8 +154,8 @@ static enum west_status json_lonlat(json_t *v, const struct west_obs_opts *o,
 		return half_pair(glon, "lon", "lat", rec, err, errlen);
 	if (!o->grid->crs.has_tm)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "%s: lon/lat given but the terrain has no transverse "
-				 "Mercator grid_mapping; give x and y", rec);
+				 "%s: lon/lat given but %s; give x and y", rec,
+				 west_crs_no_lonlat(&o->grid->crs));
 	return west_obs_project(o, lon, lat, ob, rec, "lon/lat", err, errlen);
 }
 

@@ -128,6 +128,13 @@ static void forward_xi_eta(const struct tm_consts *c, double phi, double lam,
 	kruger(c->alpha, 1.0, xi, eta);
 }
 
+const char *west_crs_no_lonlat(const struct west_crs *crs)
+{
+	return crs->tm_other_ellipsoid ?
+	       "the terrain's transverse Mercator CRS is on another ellipsoid than WGS 84's" :
+	       "the terrain has no transverse Mercator CRS";
+}
+
 int west_tm_params_ok(const struct west_crs *crs)
 {
 	return crs->k0 > 0.0 && isfinite(crs->k0) && fabs(crs->lat0) <= 90.0 &&

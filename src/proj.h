@@ -29,6 +29,10 @@ extern "C" {
  * DEM readers set has_tm only then. */
 int west_tm_params_ok(const struct west_crs *crs);
 
+/* Why crs gives no longitude and latitude (!has_tm), for messages: "the
+ * terrain has no transverse Mercator CRS" or why its one is not used. */
+const char *west_crs_no_lonlat(const struct west_crs *crs);
+
 /* lon, lat (degrees, WGS 84) -> x, y (m).  Needs crs->has_tm. */
 enum west_status west_tm_forward(const struct west_crs *crs, double lon, double lat,
 				 double *x, double *y, char *err, size_t errlen);

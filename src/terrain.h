@@ -65,7 +65,12 @@ struct west_crs {
 	char grid_mapping_name[64]; /* e.g. "transverse_mercator" */
 	char *wkt;                  /* crs_wkt / spatial_ref / .prj, or NULL */
 	int has_tm;                 /* the five parameters below are set, in range
-				     * (west_tm_params_ok, proj.h) */
+				     * (west_tm_params_ok, proj.h), on WGS 84's
+				     * ellipsoid: longitudes and latitudes */
+	int tm_other_ellipsoid;     /* the same on another ellipsoid: no
+				     * longitude and latitude, but the meridian
+				     * convergence, which the ellipsoid changes by
+				     * far less than 0.01 degree */
 	double lon0;                /* longitude_of_central_meridian (deg) */
 	double lat0;                /* latitude_of_projection_origin (deg) */
 	double k0;                  /* scale_factor_at_central_meridian */

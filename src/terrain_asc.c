@@ -454,11 +454,12 @@ static int wkt_param(const char *wkt, const char *name, double *v)
 }
 
 /* has_tm from a WKT1 (OGC or ESRI) Transverse_Mercator projection, when
- * its five parameters are ones the projection takes (else a warning naming
- * pp, and no has_tm). */
+ * its five parameters are ones the projection takes and its ellipsoid is
+ * WGS 84's (else a warning naming pp, and no has_tm). */
 static void crs_from_wkt(struct west_crs *crs, const char *pp)
 {
 	struct west_crs c = *crs;
+	char ellipsoid[64];
 
 	if (!strcasestr(c.wkt, "PROJECTION[\"Transverse_Mercator\"]") ||
 	    !wkt_param(c.wkt, "central_meridian", &c.lon0) ||
@@ -471,6 +472,15 @@ static void crs_from_wkt(struct west_crs *crs, const char *pp)
 		west_log(WEST_LOG_WARNING, "%s: transverse Mercator parameters out of range "
 			 "(scale factor %g, latitude of origin %g); no longitude and latitude "
 			 "for this terrain", pp, c.k0, c.lat0);
+		return;
+	}
+	if (!west_wkt_ellipsoid_ok(c.wkt, ellipsoid, sizeof ellipsoid)) {
+		west_log(WEST_LOG_WARNING, "%s: transverse Mercator on the ellipsoid '%s', not "
+			 "WGS 84's; no longitude and latitude for this terrain (x and y in the "
+			 "grid's metres work, and directions are still turned to true north; "
+			 "reproject to WGS 84 / UTM for longitude and latitude)", pp, ellipsoid);
+		c.tm_other_ellipsoid = 1;
+		*crs = c;
 		return;
 	}
 	snprintf(c.grid_mapping_name, sizeof c.grid_mapping_name, "transverse_mercator");

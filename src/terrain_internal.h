@@ -83,4 +83,17 @@ int west_dem_asc_header(const char *head, size_t n);
 enum west_status west_dem_check_crs(const char *text, const char *where,
 				    char *err, size_t errlen);
 
+/*
+ * The ellipsoid a transverse Mercator CRS projects on must be the one
+ * proj.c projects on, WGS 84's, or GRS 1980's (0.1 mm from it; the datums
+ * on it, NAD83 and ETRS89, lie 1 to 2 m from WGS 84), or longitudes and
+ * latitudes land tens to hundreds of metres off (OSGB 1936 on Airy 1830,
+ * ED50 on International 1924, NAD27 on Clarke 1866).
+ * west_ellipsoid_is_wgs84: semi-major axis a (m) and inverse flattening rf.
+ * west_wkt_ellipsoid_ok: 1 when the WKT names WGS 84's or GRS 1980's
+ * ellipsoid, or none; 0 for another, with its name in name (terrain_wkt.c).
+ */
+int west_ellipsoid_is_wgs84(double a, double rf);
+int west_wkt_ellipsoid_ok(const char *wkt, char *name, size_t size);
+
 #endif

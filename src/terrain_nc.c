@@ -527,6 +527,37 @@ static enum west_status alloc_grid(const struct nc_raster *r, struct west_dem *d
 	return WEST_OK;
 }
 
+/* A transverse Mercator on another ellipsoid than WGS 84's (its CF
+ * semi_major_axis and inverse_flattening, or its WKT's) gives no has_tm,
+ * with a warning (terrain_internal.h says why).  0, or an error. */
+static int check_ellipsoid(const struct nc_raster *r, int gvar, struct west_crs *crs)
+{
+	double a = 6378137.0, rf = 298.257223563, b = 0.0, radius = 0.0;
+	char name[64] = "";
+	int rc = att_number(r->ncid, gvar, "semi_major_axis", &a);
+
+	if (rc >= 0)
+		rc = att_number(r->ncid, gvar, "inverse_flattening", &rf);
+	if (rc >= 0 && (rc = att_number(r->ncid, gvar, "semi_minor_axis", &b)) == 1)
+		rf = a > b ? a / (a - b) : 0.0;
+	if (rc >= 0 && (rc = att_number(r->ncid, gvar, "earth_radius", &radius)) == 1)
+		a = radius, rf = 0.0;  /* a sphere */
+	if (rc < 0)
+		return rc;
+	if (!west_ellipsoid_is_wgs84(a, rf))
+		snprintf(name, sizeof name, "semi-major axis %.3f m, inverse flattening %.9g",
+			 a, rf);
+	else if (west_wkt_ellipsoid_ok(crs->wkt, name, sizeof name))
+		return 0;
+	west_log(WEST_LOG_WARNING, "%s: transverse Mercator on the ellipsoid '%s', not "
+		 "WGS 84's; no longitude and latitude for this terrain (x and y in the grid's "
+		 "metres work, and directions are still turned to true north; reproject to "
+		 "WGS 84 / UTM for longitude and latitude)", r->path, name);
+	crs->has_tm = 0;
+	crs->tm_other_ellipsoid = 1;
+	return 0;
+}
+
 /* The grid mapping named by the elevation variable, when there is one. */
 static int read_mapping(const struct nc_raster *r, int gvar, struct west_crs *crs)
 {
@@ -561,6 +592,8 @@ static int read_mapping(const struct nc_raster *r, int gvar, struct west_crs *cr
 		rc = att_text(r->ncid, gvar, "crs_wkt", &crs->wkt);
 	if (rc == 0)
 		rc = att_text(r->ncid, gvar, "spatial_ref", &crs->wkt);
+	if (rc >= 0 && crs->has_tm)
+		rc = check_ellipsoid(r, gvar, crs);
 	return rc;
 }
 

@@ -96,17 +96,23 @@ static int kw_is(const struct wkt_node *n, const char *const *words)
 	return 0;
 }
 
-/* The first child of n (a node among its comma-separated items) whose
- * keyword is one of words; 0 when none. */
-static int child(const struct wkt_node *n, const char *const *words, struct wkt_node *c)
+/* The first node among n's comma-separated items, or (depth > 0) their
+ * items in turn, depth-first, whose keyword is one of words; 0 when none. */
+static int find(const struct wkt_node *n, const char *const *words, int depth,
+		struct wkt_node *c)
 {
 	const char *p = n->body;
+	struct wkt_node k;
 
 	while (p < n->end) {
-		if (node_at(p, n->end, c)) {
-			if (kw_is(c, words))
+		if (node_at(p, n->end, &k)) {
+			if (kw_is(&k, words)) {
+				*c = k;
 				return 1;
-			p = c->end + 1;
+			}
+			if (depth > 0 && find(&k, words, depth - 1, c))
+				return 1;
+			p = k.end + 1;
 		} else {
 			int quoted = 0;
 			while (p < n->end && (quoted || *p != ','))
@@ -117,6 +123,12 @@ static int child(const struct wkt_node *n, const char *const *words, struct wkt_
 			p++;
 	}
 	return 0;
+}
+
+/* The first child of n whose keyword is one of words; 0 when none. */
+static int child(const struct wkt_node *n, const char *const *words, struct wkt_node *c)
+{
+	return find(n, words, 0, c);
 }
 
 /* UNIT["name", factor]: the name (cut to size) and the factor. */
@@ -245,6 +257,38 @@ enum west_status west_dem_check_crs(const char *text, const char *where,
 	if (node_at(text, end, &n))
 		return check_node(&n, 0, where, err, errlen);
 	return check_arcinfo(text, where, err, errlen);
+}
+
+/* ------------------------------------------------------------ ellipsoid */
+
+int west_ellipsoid_is_wgs84(double a, double rf)
+{
+	return fabs(a - 6378137.0) < 0.01 &&
+	       (fabs(rf - 298.257223563) < 1e-6 || fabs(rf - 298.257222101) < 1e-6);
+}
+
+int west_wkt_ellipsoid_ok(const char *wkt, char *name, size_t size)
+{
+	static const char *const words[] = { "SPHEROID", "ELLIPSOID", NULL };
+	struct wkt_node top, e;
+	const char *p;
+	char *stop;
+	double a, rf;
+
+	if (!wkt || !node_at(wkt, wkt + strlen(wkt), &top) ||
+	    !find(&top, words, WKT_DEPTH_MAX, &e))
+		return 1;
+	/* SPHEROID["name", a, rf]: unit_of reads the name and a */
+	if (!unit_of(&e, name, size, &a))
+		return 0;
+	p = strchr(e.body, '"') + 1;                       /* the name, quoted */
+	p = memchr(p, '"', (size_t)(e.end - p));         /* its closing quote */
+	p = p ? memchr(p, ',', (size_t)(e.end - p)) : NULL; /* before a */
+	p = p ? memchr(p + 1, ',', (size_t)(e.end - p - 1)) : NULL; /* before rf */
+	if (!p)
+		return 0;
+	rf = strtod(p + 1, &stop);
+	return stop != p + 1 && west_ellipsoid_is_wgs84(a, rf);
 }
 
 /* ------------------------------------------------------------ EPSG code */

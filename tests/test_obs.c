@@ -398,7 +398,7 @@ Test(obs_json, lon_lat_without_transverse_mercator)
 	grid.crs.has_tm = 0;
 	json_bad(one("\"lon\": 15.06, \"lat\": 42.04, " MEAS ", " TIME),
 		 "station 1 (id \"T1\"): lon/lat given but the terrain has no transverse "
-		 "Mercator grid_mapping; give x and y", "");
+		 "Mercator CRS; give x and y", "");
 }
 
 Test(obs_json, position_pairs)
@@ -743,7 +743,13 @@ Test(obs_csv, geogcs_without_transverse_mercator)
 	grid.crs.has_tm = 0;
 	csv_bad(HDR "T1,GEOGCS,WGS84,42.04,15.06,10,meters,5,mps,270,,,50,,,"
 		"2026-11-22T12:00:00Z\n", "line 2 (station \"T1\")",
-		"Coord_Sys: GEOGCS given but the terrain has no transverse Mercator grid_mapping");
+		"Coord_Sys: GEOGCS given but the terrain has no transverse Mercator CRS");
+	grid.crs.tm_other_ellipsoid = 1;
+	csv_bad(HDR "T1,GEOGCS,WGS84,42.04,15.06,10,meters,5,mps,270,,,50,,,"
+		"2026-11-22T12:00:00Z\n", "line 2 (station \"T1\")",
+		"Coord_Sys: GEOGCS given but the terrain's transverse Mercator CRS is on "
+		"another ellipsoid than WGS 84's");
+	grid.crs.tm_other_ellipsoid = 0;
 }
 
 Test(obs_csv, nad27_and_unknown_datum)

@@ -785,27 +785,57 @@ Test(query, narrow_valley_answers_at_2_and_10_m)
  * station reporting a true westerly is read back as one (the model turns
  * its direction to the grid and the answer turns it back).
  */
-Test(query, winds_are_relative_to_true_north)
+/* g: the flat 20 x 16 grid of 100 m at x 700000 m of a transverse
+ * Mercator with lon0 15 E (the test below says where), with the crs flags
+ * given. */
+static void tm_grid(int has_tm, int other_ellipsoid)
 {
 	struct west_config *c = malloc(sizeof *c);
 	struct west_dem dem = { .nx = 20, .ny = 16, .dx = 100, .dy = 100,
 				.x0 = 700000.0, .y0 = 4650000.0 };
-	struct west_obs_set obs = { 0 };
-	struct west_solve_opts o;
-	struct west_point p;
 
 	cr_assert_not_null(c);
 	dem.z = calloc(dem.nx * dem.ny, sizeof *dem.z);
 	cr_assert_not_null(dem.z);
-	snprintf(dem.crs.grid_mapping_name, sizeof dem.crs.grid_mapping_name,
-		 "transverse_mercator");
-	dem.crs.has_tm = 1, dem.crs.lon0 = 15.0, dem.crs.k0 = 0.9996;
-	dem.crs.false_easting = 500000.0;
+	if (has_tm)
+		snprintf(dem.crs.grid_mapping_name, sizeof dem.crs.grid_mapping_name,
+			 "transverse_mercator");
+	dem.crs.has_tm = has_tm, dem.crs.tm_other_ellipsoid = other_ellipsoid;
+	dem.crs.lon0 = 15.0, dem.crs.k0 = 0.9996, dem.crs.false_easting = 500000.0;
 	west_config_defaults(c);
 	c->nz = 5, c->dz = 20;
 	grid_from_config(c, &dem, NULL);
 	free(dem.z);
 	free(c);
+}
+
+/* A transverse Mercator on another ellipsoid (tm_other_ellipsoid, no
+ * has_tm: no longitude and latitude) still gives the grid its meridian
+ * convergence, the one WGS 84's ellipsoid gives with the same parameters;
+ * a grid with neither has none. */
+Test(query, convergence_on_another_ellipsoid)
+{
+	double gam[2];
+
+	for (int other = 0; other < 2; other++) {
+		tm_grid(!other, other);
+		cr_assert(g.has_convergence, "other %d: no convergence", other);
+		gam[other] = west_grid_convergence(&g, 1000, 800);
+		west_grid_free(&g);
+	}
+	cr_assert(gam[1] > 0.025 && gam[1] == gam[0], "%g vs %g", gam[1], gam[0]);
+	tm_grid(0, 0);
+	cr_assert(!g.has_convergence);
+	cr_assert_eq(west_grid_convergence(&g, 1000, 800), 0.0);
+}
+
+Test(query, winds_are_relative_to_true_north)
+{
+	struct west_obs_set obs = { 0 };
+	struct west_solve_opts o;
+	struct west_point p;
+
+	tm_grid(1, 0);
 	cr_assert(g.has_convergence);
 
 	double x = 1000, y = 800, lon, lat;

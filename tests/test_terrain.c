@@ -262,6 +262,53 @@ Test(asc, prj_tm_out_of_range_is_no_tm)
 	west_dem_free(&d);
 }
 
+#define TM_UTM33 "PROJECTION[\"Transverse_Mercator\"],PARAMETER[\"latitude_of_origin\",0]," \
+	"PARAMETER[\"central_meridian\",15],PARAMETER[\"scale_factor\",0.9996]," \
+	"PARAMETER[\"false_easting\",500000],PARAMETER[\"false_northing\",0]"
+/* The .prj gdal_translate writes for EPSG:27700 (OSGB 1936, Airy 1830) */
+#define PRJ_BNG "PROJCS[\"British_National_Grid\",GEOGCS[\"GCS_OSGB_1936\"," \
+	"DATUM[\"D_OSGB_1936\",SPHEROID[\"Airy_1830\",6377563.396,299.3249646]]," \
+	"PRIMEM[\"Greenwich\",0.0],UNIT[\"Degree\",0.0174532925199433]]," \
+	"PROJECTION[\"Transverse_Mercator\"],PARAMETER[\"False_Easting\",400000.0]," \
+	"PARAMETER[\"False_Northing\",-100000.0],PARAMETER[\"Central_Meridian\",-2.0]," \
+	"PARAMETER[\"Scale_Factor\",0.9996012717],PARAMETER[\"Latitude_Of_Origin\",49.0]," \
+	"UNIT[\"Meter\",1.0]]"
+
+/* A .prj transverse Mercator on another ellipsoid than WGS 84's or GRS
+ * 1980's loads without has_tm (WKT1 SPHEROID or WKT2 ELLIPSOID). */
+Test(asc, prj_tm_on_another_ellipsoid_is_no_tm)
+{
+	static const struct {
+		const char *prj;
+		int has_tm;
+	} cases[] = {
+		{ PRJ_BNG, 0 },
+		{ "PROJCS[\"ED50 / UTM zone 33N\",GEOGCS[\"ED50\",DATUM[\"European_Datum_1950\","
+		  "SPHEROID[\"International 1924\",6378388,297]],PRIMEM[\"Greenwich\",0],"
+		  "UNIT[\"degree\",0.0174532925199433]]," TM_UTM33 ",UNIT[\"metre\",1]]", 0 },
+		{ "PROJCRS[\"OSGB36 / British National Grid\",BASEGEOGCRS[\"OSGB36\","
+		  "DATUM[\"Ordnance Survey of Great Britain 1936\",ELLIPSOID[\"Airy 1830\","
+		  "6377563.396,299.3249646,LENGTHUNIT[\"metre\",1]]]]," TM_UTM33 "]", 0 },
+		{ "PROJCS[\"NAD_1983_UTM_Zone_33N\",GEOGCS[\"GCS_North_American_1983\","
+		  "DATUM[\"D_North_American_1983\",SPHEROID[\"GRS_1980\",6378137.0,"
+		  "298.257222101]],PRIMEM[\"Greenwich\",0.0],UNIT[\"Degree\","
+		  "0.0174532925199433]]," TM_UTM33 ",UNIT[\"Meter\",1.0]]", 1 },
+		{ "PROJCS[\"t\"," TM_UTM33 ",UNIT[\"Meter\",1.0]]", 1 },  /* none named */
+	};
+
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		struct west_dem d;
+		const char *p = write_file("e.asc", HDR(1, 1) "5\n");
+
+		write_file("e.prj", cases[c].prj);
+		expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+		cr_assert_eq(d.crs.has_tm, cases[c].has_tm, "case %zu: has_tm %d", c,
+			     d.crs.has_tm);
+		cr_assert_not_null(d.crs.wkt);
+		west_dem_free(&d);
+	}
+}
+
 /* ---- ESRI ASCII: one test per bad input ---- */
 
 Test(asc_bad, truncated)
@@ -700,7 +747,11 @@ struct ncspec {
 	int mapping;           /* 1: a UTM 33N grid mapping "tm"; 2: the same less
 				* false_northing; 3: latitude_longitude; 4: 1 with a
 				* spatial_ref in US survey feet; 5: 1 with a NaN
-				* central meridian */
+				* central meridian; 6: 1 on the Airy 1830
+				* ellipsoid (semi_major_axis, inverse_flattening);
+				* 7: 1 with an OSGB 1936 spatial_ref; 8: 1 on GRS
+				* 1980 (semi_major_axis, semi_minor_axis); 9: 1 on
+				* a sphere (earth_radius) */
 };
 
 static void put_coords(int ncid, int vx, int vy, const struct ncspec *s)
@@ -763,7 +814,7 @@ static void def_mapping(int ncid, int vz, int mode)
 {
 	int complete = mode != 2;
 	const char *gm = mode == 3 ? "latitude_longitude" : "transverse_mercator";
-	const char *wkt = mode == 4 ? PRJ_FTUS : "LOCAL_CS[\"t\"]";
+	const char *wkt = mode == 4 ? PRJ_FTUS : mode == 7 ? PRJ_BNG : "LOCAL_CS[\"t\"]";
 	static const char *const names[5] = {
 		"longitude_of_central_meridian", "latitude_of_projection_origin",
 		"scale_factor_at_central_meridian", "false_easting", "false_northing",
@@ -778,6 +829,22 @@ static void def_mapping(int ncid, int vz, int mode)
 	NC(nc_put_att_text(ncid, v, "grid_mapping_name", strlen(gm), gm));
 	for (int k = 0; k < (complete ? 5 : 4); k++)
 		NC(nc_put_att_double(ncid, v, names[k], NC_DOUBLE, 1, &values[k]));
+	if (mode == 6 || mode == 8) {
+		double a = mode == 6 ? 6377563.396 : 6378137.0;
+		NC(nc_put_att_double(ncid, v, "semi_major_axis", NC_DOUBLE, 1, &a));
+	}
+	if (mode == 6) {
+		double rf = 299.3249646;
+		NC(nc_put_att_double(ncid, v, "inverse_flattening", NC_DOUBLE, 1, &rf));
+	}
+	if (mode == 8) {
+		double b = 6356752.314140347;
+		NC(nc_put_att_double(ncid, v, "semi_minor_axis", NC_DOUBLE, 1, &b));
+	}
+	if (mode == 9) {
+		double r = 6371000.0;
+		NC(nc_put_att_double(ncid, v, "earth_radius", NC_DOUBLE, 1, &r));
+	}
 	NC(nc_put_att_text(ncid, v, "spatial_ref", strlen(wkt), wkt));
 	NC(nc_put_att_text(ncid, vz, "grid_mapping", 2, "tm"));
 }
@@ -937,6 +1004,27 @@ Test(nc, grid_mapping_needs_all_five_numbers)
 	cr_assert_str_eq(d.crs.grid_mapping_name, "transverse_mercator");
 	cr_assert_eq(d.crs.has_tm, 0, "has_tm set without false_northing");
 	west_dem_free(&d);
+}
+
+/* A transverse Mercator on another ellipsoid than WGS 84's (or GRS 1980's,
+ * 0.1 mm from it) gives no has_tm: proj.c projects on WGS 84, and would put
+ * longitudes and latitudes tens to hundreds of metres off. */
+Test(nc, tm_mapping_on_another_ellipsoid_is_no_tm)
+{
+	static const struct {
+		int mapping, has_tm;
+	} cases[] = { { 1, 1 }, { 6, 0 }, { 7, 0 }, { 8, 1 }, { 9, 0 } };
+
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		struct ncspec s = { .nx = 3, .ny = 2, .mapping = cases[c].mapping };
+		const char *p = make_nc("ell.nc", &s);
+		struct west_dem d;
+
+		expect_ok(load(p, WEST_NODATA_REFUSE, 0, &d), p);
+		cr_assert_eq(d.crs.has_tm, cases[c].has_tm, "mapping %d: has_tm %d",
+			     cases[c].mapping, d.crs.has_tm);
+		west_dem_free(&d);
+	}
 }
 
 /* ---- NetCDF: one test per bad input ---- */
