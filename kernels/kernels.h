@@ -426,6 +426,23 @@ struct west_kparticles {
 	unsigned char *state;
 	unsigned long long *conc, *arrival;   /* nx * ny */
 	unsigned long long *sums;             /* 4 */
+	/*
+	 * The order the GPU takes the particles in (plume.cu), all NULL on
+	 * the CPU: with `ordered`, thread t takes particle order[t], else
+	 * particle t.  Each launch sorts the particles by the steps they took
+	 * in it, most first, into order for the next: the steps a particle
+	 * takes to a launch's end range from one high up to hundreds near the
+	 * ground, and a warp takes as long as its slowest particle.  steps[p]
+	 * and ids[p] = p are the sort's input, keys its sorted keys (unused),
+	 * scratch (scratch_bytes, west_plume_order_bytes_cuda) its memory.
+	 * The particles' own data stay in place: nothing they compute
+	 * depends on the order.
+	 */
+	unsigned *order, *ids;
+	unsigned char *steps, *keys;
+	void *scratch;
+	size_t scratch_bytes;
+	int ordered;
 };
 #define WEST_PLUME_TICK 1048576.0      /* ticks per second */
 #define WEST_PLUME_HMIN 20.0           /* the least mixing height (m) */
@@ -490,6 +507,8 @@ __typeof__(west_pot_zero_cpu) west_pot_zero_cuda;
 __typeof__(west_mg_codes_cpu) west_mg_codes_cuda;
 __typeof__(west_mg_coarse_cpu) west_mg_coarse_cuda;
 __typeof__(west_plume_advance_cpu) west_plume_advance_cuda;
+/* The sort's scratch bytes for np particles (struct west_kparticles). */
+size_t west_plume_order_bytes_cuda(size_t np);
 
 #ifdef __cplusplus
 }

@@ -6,12 +6,18 @@
  * sin, cos, exp, expm1, pow and cbrt.  conc and arrival are integer
  * atomics (the order of the additions varies from run to run, the sums do
  * not); the centroid's sums are added within each warp by shuffles, then
- * by one atomic per warp.  The launcher does not wait: the driver's
- * download of the sums (or any memory call) does.
+ * by one atomic per warp.  With the order buffers (kernels.h, struct
+ * west_kparticles) the launch then sorts the particles by the steps they
+ * took, for the next.  The launcher does not wait: the driver's download
+ * of the sums (or any memory call) does.
  */
+#include <cub/device/device_radix_sort.cuh>
+
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
 #include "plume_util.h"
+
+#define ORDER_BITS 5   /* the sort key: the bit length of the steps, 0 to 16 */
 
 static __device__ unsigned long long warp_sum(unsigned long long v)
 {
@@ -20,18 +26,39 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
 	return v;
 }
 
-static __global__ void plume_kernel(struct west_kplume k, struct west_kparticles s,
-				    double t_end, int centroid)
+/* The key a particle sorts by: the bit length of the steps it took (16
+ * at most, for 65535 and more), so that a warp's steps are within a
+ * factor of two. */
+static __device__ unsigned char order_key(unsigned steps)
 {
-	size_t p = west_tid1();
+	return (unsigned char)(32 - __clz(steps < 65535u ? steps : 65535u));
+}
+
+/* At most 128 registers, two blocks an SM: the body alone takes about 180,
+ * one block an SM, and runs a million particles (tests/validation/
+ * plume_gaussian.c) 1.5 times slower; three or four blocks spill and gain
+ * nothing (docs/benchmarks.md). */
+static __global__ void __launch_bounds__(WEST_B1, 2)
+plume_kernel(struct west_kplume k, struct west_kparticles s, double t_end, int centroid)
+{
+	size_t t = west_tid1();
 	unsigned long long c[4] = { 0, 0, 0, 0 };
 	double at[3];
 
-	if (p < k.np && west_plume_particle(&k, &s, p, t_end, at) && centroid) {
-		c[0] = west_plume_fix(at[0], WEST_PLUME_POS);
-		c[1] = west_plume_fix(at[1], WEST_PLUME_POS);
-		c[2] = west_plume_fix(at[2], WEST_PLUME_POS);
-		c[3] = 1;
+	if (t < k.np) {
+		size_t p = s.ordered ? s.order[t] : t;
+		unsigned before = s.state[p] == 1 ? s.n[p] : 0;
+
+		if (west_plume_particle(&k, &s, p, t_end, at) && centroid) {
+			c[0] = west_plume_fix(at[0], WEST_PLUME_POS);
+			c[1] = west_plume_fix(at[1], WEST_PLUME_POS);
+			c[2] = west_plume_fix(at[2], WEST_PLUME_POS);
+			c[3] = 1;
+		}
+		if (s.steps) {
+			s.steps[p] = order_key(s.state[p] ? s.n[p] - before : 0);
+			s.ids[p] = (unsigned)p;
+		}
 	}
 	if (!centroid)
 		return;
@@ -42,13 +69,31 @@ static __global__ void plume_kernel(struct west_kplume k, struct west_kparticles
 	}
 }
 
+extern "C" size_t west_plume_order_bytes_cuda(size_t np)
+{
+	size_t bytes = 0;
+
+	if (np > 0 && cub::DeviceRadixSort::SortPairsDescending(
+			      NULL, bytes, (unsigned char *)NULL, (unsigned char *)NULL,
+			      (unsigned *)NULL, (unsigned *)NULL, np, 0, ORDER_BITS,
+			      cudaStreamPerThread) != cudaSuccess)
+		return 0;
+	return bytes;
+}
+
 extern "C" enum west_status west_plume_advance_cuda(const struct west_kplume *k,
 						    const struct west_kparticles *s,
 						    double t_end, int centroid)
 {
+	size_t bytes = s->scratch_bytes;
+
 	if (k->np == 0)
 		return WEST_OK;
 	plume_kernel<<<west_grid1(k->np), WEST_B1>>>(*k, *s, t_end, centroid);
 	WEST_CUDA_LOG(cudaGetLastError());
+	if (s->steps)
+		WEST_CUDA_LOG(cub::DeviceRadixSort::SortPairsDescending(
+			s->scratch, bytes, s->steps, s->keys, s->ids, s->order, k->np, 0,
+			ORDER_BITS, cudaStreamPerThread));
 	return WEST_OK;
 }

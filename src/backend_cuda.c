@@ -283,6 +283,7 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.mg_codes = west_mg_codes_cuda,
 	.mg_coarse = west_mg_coarse_cuda,
 	.plume_advance = west_plume_advance_cuda,
+	.plume_order_bytes = west_plume_order_bytes_cuda,
 	.sync = cuda_sync,
 	.graph_begin = cuda_graph_begin,
 	.graph_end = cuda_graph_end,

@@ -112,8 +112,11 @@ struct west_kernel_ops {
 	/* building the hierarchy (multigrid.c) */
 	__typeof__(west_mg_codes_cpu) *mg_codes;
 	__typeof__(west_mg_coarse_cpu) *mg_coarse;
-	/* release plumes (plume.c's driver, not the solve's) */
+	/* release plumes (plume.c's driver, not the solve's); plume_order_bytes
+	 * (NULL on the CPU): the scratch of the particles' order (kernels.h,
+	 * struct west_kparticles), which the driver allocates when it is set */
 	__typeof__(west_plume_advance_cpu) *plume_advance;
+	size_t (*plume_order_bytes)(size_t np);
 	/* Wait for the queued kernels, so that step times are true (NULL
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);

@@ -252,7 +252,7 @@ static void columns(const struct west_grid *g, const struct west_field *f,
 
 struct plume_mem {
 	const struct west_kernel_ops *k;
-	void *p[24];
+	void *p[32];   /* 12 inputs, 10 particle blocks, 5 for their order */
 	int n;
 };
 
@@ -264,6 +264,9 @@ static enum west_status mem_alloc(struct plume_mem *m, void **p, size_t count, s
 	*p = NULL;
 	if (st)
 		return st;
+	if (m->n == (int)(sizeof m->p / sizeof *m->p))
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "%s: more than %zu blocks", what,
+				 sizeof m->p / sizeof *m->p);
 	if ((st = m->k->alloc(p, count * size > 0 ? count * size : 1, err, errlen)))
 		return st;
 	m->p[m->n++] = *p;
@@ -374,6 +377,31 @@ static void kernel_scalars(struct plume_run *rn, const struct west_field *f,
 	kp->layer = r->layer;
 }
 
+/* The GPU's order of the particles (kernels.h, struct west_kparticles);
+ * the first launch takes them as they are. */
+static enum west_status alloc_order(struct plume_mem *m, struct west_kparticles *s, size_t np,
+				    char *err, size_t errlen)
+{
+	const char *what = "plume: the particles' order";
+	void *order, *ids, *steps, *keys;
+	enum west_status st;
+
+	s->scratch_bytes = m->k->plume_order_bytes(np);
+	if (s->scratch_bytes == 0)
+		return west_fail(err, errlen, WEST_ERR_CUDA, "%s: no size for %zu particles",
+				 what, np);
+	st = mem_alloc(m, &order, np, sizeof(unsigned), what, err, errlen);
+	if (!st) st = mem_alloc(m, &ids, np, sizeof(unsigned), what, err, errlen);
+	if (!st) st = mem_alloc(m, &steps, np, 1, what, err, errlen);
+	if (!st) st = mem_alloc(m, &keys, np, 1, what, err, errlen);
+	if (!st) st = mem_alloc(m, &s->scratch, s->scratch_bytes, 1, what, err, errlen);
+	if (st)
+		return st;
+	s->order = order, s->ids = ids, s->steps = steps, s->keys = keys;
+	s->ordered = 0;
+	return WEST_OK;
+}
+
 /* The particles (zeroed: none released) and the accumulators (conc 0,
  * arrival ~0 = none) in the backend. */
 static enum west_status alloc_particles(struct plume_run *rn, char *err, size_t errlen)
@@ -399,6 +427,8 @@ static enum west_status alloc_particles(struct plume_run *rn, char *err, size_t 
 	st = m->k->fill(state, 0, np, err, errlen);
 	if (!st) st = m->k->fill(s->conc, 0, ncol * sizeof(unsigned long long), err, errlen);
 	if (!st) st = m->k->fill(s->arrival, 0xFF, ncol * sizeof(unsigned long long), err, errlen);
+	if (!st && m->k->plume_order_bytes)
+		st = alloc_order(m, s, np, err, errlen);
 	return st;
 }
 
@@ -427,6 +457,7 @@ static enum west_status run_chunk(struct plume_run *rn, struct west_plume_result
 	if (!st && (st = k->plume_advance(&rn->kp, &rn->ps, t_end, centroid)))
 		return west_fail(err, errlen, st, "plume: the %s kernel failed (its log says why)",
 				 k->backend);
+	rn->ps.ordered = rn->ps.order != NULL;   /* the launch left its order */
 	if (!st && centroid && !(st = k->download(sm, rn->ps.sums, sizeof sm, err, errlen)))
 		add_point(out, rn->g, t_end, sm);
 	if (!st && !centroid && k->sync && (st = k->sync()))

@@ -31,6 +31,8 @@
  *    d sigma_w / dz) gathers particles where sigma_w is small: taken out,
  *    these runs gave chi-square 731 (B), 49 (D) and 1304 (F).
  *  - cuda_matches_cpu: docs/model.md, "Release plumes", CPU and GPU.
+ *  - cuda_order_changes_nothing: the GPU's order of the particles
+ *    (kernels.h, struct west_kparticles) leaves every output bit for bit.
  */
 #include "model_fixture.h"
 #include "gpu.h"
@@ -820,5 +822,46 @@ Test(plume, cuda_matches_cpu)
 	west_plume_result_free(&b);
 	free(pc);
 	free(pg);
+#endif
+}
+
+/*
+ * The GPU takes the particles in the order of the steps they took in the
+ * previous launch (kernels/plume.cu).  A particle's steps depend on its
+ * index alone and the sums are integers, so the run equals, bit for bit,
+ * one with the order left out (plume_order_bytes NULL: particle t in
+ * thread t): positions, states, conc, arrival, the path and the counts.
+ * A slot read wrongly (a particle taken twice, or none) changes them.
+ */
+Test(plume, cuda_order_changes_nothing)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	struct west_kernel_ops plain = west_kernels_cuda;
+	struct west_release r;
+	struct west_plume_result b;
+	struct west_plume_opts o;
+	const long n = 20000;
+	double *pa = malloc(4 * (size_t)n * sizeof *pa), *pb = malloc(4 * (size_t)n * sizeof *pb);
+
+	cr_assert(pa && pb);
+	plain.plume_order_bytes = NULL;
+	hill(WEST_STAB_B);
+	r = release_at(600.0, 700.0, 15.0, 120.0, 600.0, n);
+	west_plume_opts_init(&o);
+	o.positions = pa;
+	run_on(&west_kernels_cuda, &r, &o, &res);
+	o.positions = pb;
+	run_on(&plain, &r, &o, &b);
+	cr_assert_eq(memcmp(pa, pb, 4 * (size_t)n * sizeof *pa), 0, "positions differ");
+	cr_assert_eq(memcmp(res.conc, b.conc, g.nx * g.ny * sizeof *res.conc), 0, "conc differs");
+	cr_assert_eq(memcmp(res.arrival, b.arrival, g.nx * g.ny * sizeof *res.arrival), 0,
+		     "arrival differs");
+	cr_assert_eq(res.npath, b.npath);
+	cr_assert_eq(memcmp(res.path, b.path, res.npath * sizeof *res.path), 0, "path differs");
+	cr_assert(res.particles == b.particles && res.outside == b.outside);
+	west_plume_result_free(&b);
+	free(pa);
+	free(pb);
 #endif
 }

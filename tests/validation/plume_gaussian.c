@@ -28,7 +28,10 @@
  * height).  Ratio model / reference at 0.5, 1, 2 and 5 km on the
  * centreline, and FAC2 (0.5 <= ratio <= 2).
  *
- * Usage: plume_gaussian [--cuda] [N]  (tests/validation/plume_gaussian.sh)
+ * Usage: plume_gaussian [--cuda] [--no-order] [N]
+ * (tests/validation/plume_gaussian.sh); --no-order: the GPU takes the
+ * particles in index order (kernels.h, struct west_kparticles), to time
+ * the order against.
  */
 #include <math.h>
 #include <stdio.h>
@@ -89,6 +92,8 @@ static void die(const char *what, const char *err)
 int main(int argc, char **argv)
 {
 	const struct west_kernel_ops *k = &west_kernels_cpu;
+	static struct west_kernel_ops unordered;
+	int no_order = 0;
 	long n = 100000;
 	static const double dist[4] = { 500, 1000, 2000, 5000 };
 	struct west_config *conf = calloc(1, sizeof *conf);
@@ -106,9 +111,16 @@ int main(int argc, char **argv)
 #else
 			die("--cuda", "this libwest is built without CUDA");
 #endif
+		} else if (!strcmp(argv[a], "--no-order")) {
+			no_order = 1;
 		} else {
 			n = atol(argv[a]);
 		}
+	}
+	if (no_order) {   /* the particles in index order on the GPU */
+		unordered = *k;
+		unordered.plume_order_bytes = NULL;
+		k = &unordered;
 	}
 	if (!conf || !(dem.z = malloc(NX * NY * sizeof *dem.z)))
 		die("set-up", "out of memory");
