@@ -748,6 +748,26 @@ Test(plume, deterministic)
 
 /* ---- CUDA against the CPU -------------------------------------------------------------- */
 
+#ifdef WEST_HAVE_CUDA
+/* The release the GPU tests run twice (hill(B), n particles, 600 s): on a
+ * into res with the positions in pa, on b into *rb with them in pb. */
+static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_ops *b, long n,
+		     double *pa, double *pb, struct west_plume_result *rb)
+{
+	struct west_release r;
+	struct west_plume_opts o;
+
+	cr_assert(pa && pb);
+	hill(WEST_STAB_B);
+	r = release_at(600.0, 700.0, 15.0, 120.0, 600.0, n);
+	west_plume_opts_init(&o);
+	o.positions = pa;
+	run_on(a, &r, &o, &res);
+	o.positions = pb;
+	run_on(b, &r, &o, rb);
+}
+#endif
+
 /*
  * The same release through the CUDA kernel and the CPU reference: both
  * run the same double-precision bodies, so a particle's path differs at
@@ -775,21 +795,13 @@ Test(plume, cuda_matches_cpu)
 {
 	gpu_skip_unless_usable();
 #ifdef WEST_HAVE_CUDA
-	struct west_release r;
 	struct west_plume_result b;
-	struct west_plume_opts o;
 	const long n = 20000;
 	double *pc = malloc(4 * (size_t)n * sizeof *pc), *pg = malloc(4 * (size_t)n * sizeof *pg);
 	long cols = 0, badc = 0;
 	float cmax = 0.0f;
 
-	hill(WEST_STAB_B);
-	r = release_at(600.0, 700.0, 15.0, 120.0, 600.0, n);
-	west_plume_opts_init(&o);
-	o.positions = pc;
-	run_on(&west_kernels_cpu, &r, &o, &res);
-	o.positions = pg;
-	run_on(&west_kernels_cuda, &r, &o, &b);
+	run_pair(&west_kernels_cpu, &west_kernels_cuda, n, pc, pg, &b);
 	long beyond[3] = { 0 }, states = 0;   /* beyond 1e-6 m, 1 mm, 1 m */
 	for (long p = 0; p < n; p++) {
 		double d = fmax(fabs(pc[4 * p] - pg[4 * p]), fabs(pc[4 * p + 1] - pg[4 * p + 1]));
@@ -838,21 +850,12 @@ Test(plume, cuda_order_changes_nothing)
 	gpu_skip_unless_usable();
 #ifdef WEST_HAVE_CUDA
 	struct west_kernel_ops plain = west_kernels_cuda;
-	struct west_release r;
 	struct west_plume_result b;
-	struct west_plume_opts o;
 	const long n = 20000;
 	double *pa = malloc(4 * (size_t)n * sizeof *pa), *pb = malloc(4 * (size_t)n * sizeof *pb);
 
-	cr_assert(pa && pb);
 	plain.plume_order_bytes = NULL;
-	hill(WEST_STAB_B);
-	r = release_at(600.0, 700.0, 15.0, 120.0, 600.0, n);
-	west_plume_opts_init(&o);
-	o.positions = pa;
-	run_on(&west_kernels_cuda, &r, &o, &res);
-	o.positions = pb;
-	run_on(&plain, &r, &o, &b);
+	run_pair(&west_kernels_cuda, &plain, n, pa, pb, &b);
 	cr_assert_eq(memcmp(pa, pb, 4 * (size_t)n * sizeof *pa), 0, "positions differ");
 	cr_assert_eq(memcmp(res.conc, b.conc, g.nx * g.ny * sizeof *res.conc), 0, "conc differs");
 	cr_assert_eq(memcmp(res.arrival, b.arrival, g.nx * g.ny * sizeof *res.arrival), 0,

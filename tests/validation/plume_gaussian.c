@@ -3,7 +3,7 @@
  * plume with the Briggs (1973) rural dispersion curves, for each
  * stability class (docs/validation.md, "Release plumes").
  *
- * Set-up: a flat terrain (140 x 121 columns of 50 m, 60 levels of 20 m),
+ * Set-up (plume_flat.h): a flat terrain (140 x 121 columns of 50 m, 60 levels of 20 m),
  * a uniform wind U along x on every face (v = w = 0), every column of one
  * class; a release 10 m above the ground at a column centre, 600 s long,
  * run for 3600 s (the whole plume passes 5 km at the slowest wind, 2 m/s:
@@ -39,26 +39,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "config.h"
-#include "field.h"
-#include "grid.h"
 #include "model.h"
-#include "plume.h"
-
-#define NX 140
-#define NY 121
-#define DX 50.0
-#define RI 20           /* the release column */
-#define RJ 60
-#define H 10.0
-#define LAYER 10.0
+#include "plume_flat.h"
 
 static const double briggs[6][4] = {   /* sy a, sz a, sz b, sz power */
 	{ 0.22, 0.20, 0.0, 0.0 },     { 0.16, 0.12, 0.0, 0.0 },
 	{ 0.11, 0.08, 0.0002, -0.5 }, { 0.08, 0.06, 0.0015, -0.5 },
 	{ 0.06, 0.03, 0.0003, -1.0 }, { 0.04, 0.016, 0.0003, -1.0 },
 };
-static const double speeds[6] = { 2.0, 3.0, 5.0, 5.0, 3.0, 2.0 };
 
 static double gauss_at(int c, double u, double x, double y, double z)
 {
@@ -96,11 +84,7 @@ int main(int argc, char **argv)
 	int no_order = 0;
 	long n = 100000;
 	static const double dist[4] = { 500, 1000, 2000, 5000 };
-	struct west_config *conf = calloc(1, sizeof *conf);
-	struct west_dem dem = { .nx = NX, .ny = NY, .dx = DX, .dy = DX, .x0 = 500000.0,
-				.y0 = 4650000.0 };
 	struct west_grid g;
-	struct west_grid_opts go;
 	char err[WEST_ERRLEN];
 	int fac2_all = 1;
 
@@ -122,37 +106,18 @@ int main(int argc, char **argv)
 		unordered.plume_order_bytes = NULL;
 		k = &unordered;
 	}
-	if (!conf || !(dem.z = malloc(NX * NY * sizeof *dem.z)))
-		die("set-up", "out of memory");
-	for (size_t c = 0; c < NX * NY; c++)
-		dem.z[c] = 100.0f;
-	west_config_defaults(conf);
-	conf->nz = 60, conf->dz = 20.0;
-	west_grid_opts_from_config(&go, conf);
-	if (west_grid_init(&g, &dem, &go, err, sizeof err))
+	if (flat_grid(&g, err, sizeof err))
 		die("grid", err);
 	printf("| class | U (m/s) | x (km) | westd (s/m^3) | Gaussian, Briggs rural (s/m^3) | "
 	       "ratio | FAC2 | run (s) |\n| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n");
 	for (int c = 0; c < 6; c++) {
 		struct west_field f;
 		struct west_plume_result res;
-		struct west_release r = {
-			.x = g.x0 + (RI + 0.5) * DX, .y = g.y0 + (RJ + 0.5) * DX, .height = H,
-			.duration = 600.0, .seconds = 3600.0, .particles = n, .seed = 1,
-			.start = 1795435200LL, .layer = LAYER,
-		};
+		struct west_release r = flat_release(&g, n);
 		struct timespec t0, t1;
 
-		if (west_field_init(&f, &g, err, sizeof err))
+		if (flat_field(&g, c, &f, err, sizeof err))
 			die("field", err);
-		for (size_t i = 0; i < west_grid_nxfaces(&g); i++)
-			f.u[i] = (float)speeds[c];
-		memset(f.v, 0, west_grid_nyfaces(&g) * sizeof *f.v);
-		memset(f.w, 0, west_grid_nzfaces(&g) * sizeof *f.w);
-		memset(f.stability, c, NX * NY);
-		memcpy(f.power_exponent, west_power_exponents(WEST_LAND_RURAL),
-		       sizeof f.power_exponent);
-		f.valid_time = r.start;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (west_plume_run(&g, &f, &r, k, NULL, NULL, &res, err, sizeof err))
 			die("run", err);
@@ -174,7 +139,5 @@ int main(int argc, char **argv)
 	printf("\n%ld particles a run; FAC2 at every class and distance: %s\n", n,
 	       fac2_all ? "yes" : "no");
 	west_grid_free(&g);
-	free(dem.z);
-	free(conf);
 	return 0;
 }

@@ -1,0 +1,154 @@
+/*
+ * plume-bench: the run time of one release plume on the CPU and the GPU
+ * side by side (docs/benchmarks.md, "Release plume run time"): the flat
+ * set-up of the validation (tests/validation/plume_flat.h: 140 x 121 x 60
+ * cells, a release of 600 s run for an hour), N particles, each class, on
+ * every backend asked for; the wall time of west_plume_run (upload, every
+ * chunk, download), the median of --reps runs, and the ratios.
+ *
+ * Usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R]
+ *                    [--backends cpu,cuda,cuda-index]
+ * cuda-index: the GPU with the particles in index order (the order the
+ * kernel takes them in before issue 18's sort; kernels.h, struct
+ * west_kparticles).  Defaults: 100000 particles, every class, 1 rep, cpu
+ * and, where the GPU answers, cuda and cuda-index.  Exit status 1 on a
+ * failed run or an unusable backend asked for, 2 on a bad option.  Built
+ * with `make tests/bench/plume-bench`.
+ */
+#define BENCH_NAME "plume-bench"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "bench_util.h"
+#include "model.h"
+#include "../validation/plume_flat.h"
+
+#define MAX_REPS 99
+
+enum { B_CPU, B_CUDA, B_CUDA_INDEX, B_N };
+static const char *const names[B_N] = { "cpu", "cuda", "cuda-index" };
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R] "
+			"[--backends cpu,cuda,cuda-index]\n");
+	exit(2);
+}
+
+/* The kernel table of backend b (its slot in ops, filled once). */
+static const struct west_kernel_ops *ops_of(int b, struct west_kernel_ops *index_order)
+{
+#ifdef WEST_HAVE_CUDA
+	if (b == B_CUDA)
+		return &west_kernels_cuda;
+	if (b == B_CUDA_INDEX) {
+		*index_order = west_kernels_cuda;
+		index_order->plume_order_bytes = NULL;
+		return index_order;
+	}
+#else
+	(void)index_order;
+#endif
+	return b == B_CPU ? &west_kernels_cpu : NULL;
+}
+
+int main(int argc, char **argv)
+{
+	long n = 100000, reps = 1;
+	const char *classes = "ABCDEF";
+	int on[B_N] = { 0 }, asked = 0;
+	char why[WEST_ERRLEN], err[WEST_ERRLEN];
+	struct west_kernel_ops index_order;
+	struct west_grid g;
+
+	for (int a = 1; a < argc; a++) {
+		if (a + 1 >= argc)
+			usage();
+		if (!strcmp(argv[a], "--particles"))
+			n = atol(argv[++a]);
+		else if (!strcmp(argv[a], "--reps"))
+			reps = atol(argv[++a]);
+		else if (!strcmp(argv[a], "--classes"))
+			classes = argv[++a];
+		else if (!strcmp(argv[a], "--backends")) {
+			char *list = argv[++a], *tok, *save;
+			asked = 1;
+			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				int b = 0;
+				while (b < B_N && strcmp(tok, names[b]))
+					b++;
+				if (b == B_N)
+					usage();
+				on[b] = 1;
+			}
+		} else
+			usage();
+	}
+	if (n < 1 || n > WEST_PLUME_MAX_PARTICLES || reps < 1 || reps > MAX_REPS ||
+	    strspn(classes, "ABCDEF") != strlen(classes) || !*classes)
+		usage();
+	int gpu = west_backend_probe("cuda", why, sizeof why) == WEST_OK;
+	if (!asked)
+		on[B_CPU] = 1, on[B_CUDA] = on[B_CUDA_INDEX] = gpu;
+	if ((on[B_CUDA] || on[B_CUDA_INDEX]) && !gpu)
+		die("cuda", why);
+	if (flat_grid(&g, err, sizeof err))
+		die("grid", err);
+
+	printf("plume-bench: %ld particles over an hour, flat %d x %d x %zu cells, median of %ld\n\n",
+	       n, NX, NY, g.nz, reps);
+	printf("| class (wind) |");
+	for (int b = 0; b < B_N; b++)
+		if (on[b])
+			printf(" %s (s) |", names[b]);
+	if (on[B_CPU] && on[B_CUDA])
+		printf(" cpu / cuda |");
+	if (on[B_CUDA] && on[B_CUDA_INDEX])
+		printf(" cuda-index / cuda |");
+	printf("\n| --- |");
+	for (int b = 0; b < B_N + (on[B_CPU] && on[B_CUDA]) + (on[B_CUDA] && on[B_CUDA_INDEX]); b++)
+		if (b >= B_N || on[b])
+			printf(" ---: |");
+	printf("\n");
+	for (const char *c = classes; *c; c++) {
+		int cls = *c - 'A';
+		double med[B_N] = { 0 };
+		struct west_field f;
+
+		if (flat_field(&g, cls, &f, err, sizeof err))
+			die("field", err);
+		for (int b = 0; b < B_N; b++) {
+			double t[MAX_REPS];
+			struct west_release r = flat_release(&g, n);
+
+			for (long k = 0; on[b] && k < reps; k++) {
+				struct west_plume_result res;
+				double t0 = now_s();
+				if (west_plume_run(&g, &f, &r, ops_of(b, &index_order), NULL, NULL, &res,
+						   err, sizeof err))
+					die(names[b], err);
+				t[k] = now_s() - t0;
+				west_plume_result_free(&res);
+			}
+			if (on[b]) {
+				qsort(t, (size_t)reps, sizeof *t, cmp_double);
+				med[b] = t[reps / 2];
+			}
+		}
+		printf("| %c (%.0f m/s) |", *c, speeds[cls]);
+		for (int b = 0; b < B_N; b++)
+			if (on[b])
+				printf(" %.2f |", med[b]);
+		if (on[B_CPU] && on[B_CUDA])
+			printf(" %.1f |", med[B_CPU] / med[B_CUDA]);
+		if (on[B_CUDA] && on[B_CUDA_INDEX])
+			printf(" %.2f |", med[B_CUDA_INDEX] / med[B_CUDA]);
+		printf("\n");
+		fflush(stdout);
+		west_field_free(&f);
+	}
+	west_grid_free(&g);
+	return 0;
+}
