@@ -116,42 +116,42 @@ WEST_HD void west_wlocate(const struct west_kwind *k, double xl, double yl, doub
 	wh->centre[2] = west_wstencil_at(west_wlevel_index(k->zf, k->nz, 0, h), k->nz);
 }
 
-/* The transparency of face (i, j, kk) of component c (0 when closed). */
-WEST_HD float west_wface_t(const struct west_kwind *k, int c, size_t i, size_t j, size_t kk)
-{
-	if (c == 0)
-		return k->tx[i + (k->nx + 1) * (j + k->ny * kk)];
-	if (c == 1)
-		return k->ty[i + k->nx * (j + (k->ny + 1) * kk)];
-	return k->tz[i + k->nx * (j + k->ny * kk)];
-}
-
-/* Component c (0: u on x-faces, 1: v on y-faces, 2: w on z-faces): the
+/*
+ * Component c (0: u on x-faces, 1: v on y-faces, 2: w on z-faces): the
  * blend of its eight values around the point, open faces only, each face's
- * flux per unit area over its open fraction (the wind in its open part). */
+ * flux per unit area over its open fraction (the wind in its open part).
+ * A component's values and its faces' transparencies share one index.
+ * The corners go x fastest, then y, then z, each weighted (wx wy) wz.
+ */
 WEST_HD float west_wcomponent(const struct west_kwind *k, const float *val, int c,
 			      const struct west_wwhere *wh)
 {
 	size_t px = k->nx + (c == 0), py = k->ny + (c == 1);
-	struct west_wstencil s[3];
+	const float *tr = c == 0 ? k->tx : c == 1 ? k->ty : k->tz;
+	const struct west_wstencil *sx = c == 0 ? &wh->face[0] : &wh->centre[0];
+	const struct west_wstencil *sy = c == 1 ? &wh->face[1] : &wh->centre[1];
+	const struct west_wstencil *sz = c == 2 ? &wh->face[2] : &wh->centre[2];
+	const size_t ix[2] = { sx->i0, sx->i1 }, jy[2] = { sy->i0, sy->i1 };
+	const size_t kz[2] = { sz->i0, sz->i1 };
+	const double wx[2] = { 1.0 - sx->a, sx->a }, wy[2] = { 1.0 - sy->a, sy->a };
+	const double wz[2] = { 1.0 - sz->a, sz->a };
+	const double wxy[2][2] = { { wx[0] * wy[0], wx[1] * wy[0] },
+				   { wx[0] * wy[1], wx[1] * wy[1] } };
 	double sum = 0.0, wsum = 0.0;
 
-	for (int a = 0; a < 3; a++)
-		s[a] = a == c ? wh->face[a] : wh->centre[a];
-	for (int corner = 0; corner < 8; corner++) {
-		size_t idx[3];
-		double wgt = 1.0;
-		for (int a = 0; a < 3; a++) {
-			int hi = corner >> a & 1;
-			idx[a] = hi ? s[a].i1 : s[a].i0;
-			wgt *= hi ? s[a].a : 1.0 - s[a].a;
+	for (int b = 0; b < 2; b++)
+		for (int a = 0; a < 2; a++) {
+			size_t row = px * (jy[a] + py * kz[b]);
+			for (int e = 0; e < 2; e++) {
+				double wgt = wxy[a][e] * wz[b];
+				float t = wgt == 0.0 ? 0.0f : tr[row + ix[e]];
+
+				if (t == 0.0f)
+					continue;
+				sum += wgt * val[row + ix[e]] / t;
+				wsum += wgt;
+			}
 		}
-		float t = wgt == 0.0 ? 0.0f : west_wface_t(k, c, idx[0], idx[1], idx[2]);
-		if (t == 0.0f)
-			continue;
-		sum += wgt * val[idx[0] + px * (idx[1] + py * idx[2])] / t;
-		wsum += wgt;
-	}
 	return wsum > 0.0 ? (float)(sum / wsum) : 0.0f;
 }
 
