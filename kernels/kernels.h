@@ -433,7 +433,8 @@ struct west_kparticles {
 	 * in it, most first, into order for the next: the steps a particle
 	 * takes to a launch's end range from one high up to hundreds near the
 	 * ground, and a warp takes as long as its slowest particle.  steps[p]
-	 * and ids[p] = p are the sort's input, keys its sorted keys (unused),
+	 * and ids[p] = p (written by the first launch) are the sort's input
+	 * (it leaves them as they are), keys its sorted keys (unused),
 	 * scratch (scratch_bytes, west_plume_order_bytes_cuda) its memory.
 	 * The particles' own data stay in place: nothing they compute
 	 * depends on the order.

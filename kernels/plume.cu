@@ -57,7 +57,8 @@ plume_kernel(struct west_kplume k, struct west_kparticles s, double t_end, int c
 		}
 		if (s.steps) {
 			s.steps[p] = order_key(s.state[p] ? s.n[p] - before : 0);
-			s.ids[p] = (unsigned)p;
+			if (!s.ordered)   /* the first launch writes ids once */
+				s.ids[p] = (unsigned)p;
 		}
 	}
 	if (!centroid)

@@ -602,6 +602,9 @@ static enum west_status run(struct plume_run *rn, const struct west_field *f,
 		st = fetch_columns(rn, out, err, errlen);
 	if (!st)
 		st = fetch_particles(rn, out, o->positions, err, errlen);
+	if (!st && o->order && rn->ps.ordered)
+		st = rn->mem.k->download(o->order, rn->ps.order, rn->kp.np * sizeof *o->order,
+					 err, errlen);
 	return st;
 }
 

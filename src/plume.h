@@ -163,6 +163,10 @@ struct west_plume_opts {
 	 * x, y (the CRS, m), height above the ground (m) and state (0 not
 	 * released, 1 in the domain, 2 left it) */
 	double *positions;
+	/* when not NULL, particles unsigned: the order the GPU takes the
+	 * particles in after the last launch (kernels.h, struct
+	 * west_kparticles); left alone where there is none (the CPU) */
+	unsigned *order;
 };
 
 void west_plume_opts_init(struct west_plume_opts *o);

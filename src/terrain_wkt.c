@@ -131,20 +131,32 @@ static int child(const struct wkt_node *n, const char *const *words, struct wkt_
 	return find(n, words, 0, c);
 }
 
-/* UNIT["name", factor]: the name (cut to size) and the factor. */
-static int unit_of(const struct wkt_node *u, char *name, size_t size, double *factor)
+/* KEYWORD["name", v1, ..., vn]: the name (cut to size) and the first n
+ * numbers, all finite; 0 when the node is not of that form. */
+static int name_numbers(const struct wkt_node *u, char *name, size_t size, double *v, int n)
 {
 	const char *p = skip_ws(u->body, u->end), *q;
-	char *stop;
+	char *at;
 
 	if (p >= u->end || *p != '"' || !(q = memchr(p + 1, '"', (size_t)(u->end - p - 1))))
 		return 0;
 	snprintf(name, size, "%.*s", (int)(q - p - 1), p + 1);
-	p = skip_ws(q + 1, u->end);
-	if (p >= u->end || *p != ',')
-		return 0;
-	*factor = strtod(p + 1, &stop);
-	return stop != p + 1 && isfinite(*factor);
+	at = (char *)q + 1;   /* after what was read */
+	for (int i = 0; i < n; i++) {
+		p = skip_ws(at, u->end);
+		if (p >= u->end || *p != ',')
+			return 0;
+		v[i] = strtod(p + 1, &at);
+		if (at == p + 1 || !isfinite(v[i]))
+			return 0;
+	}
+	return 1;
+}
+
+/* UNIT["name", factor]: the name (cut to size) and the factor. */
+static int unit_of(const struct wkt_node *u, char *name, size_t size, double *factor)
+{
+	return name_numbers(u, name, size, factor, 1);
 }
 
 static const char *const unit_words[] = { "UNIT", "LENGTHUNIT", NULL };
@@ -271,24 +283,13 @@ int west_wkt_ellipsoid_ok(const char *wkt, char *name, size_t size)
 {
 	static const char *const words[] = { "SPHEROID", "ELLIPSOID", NULL };
 	struct wkt_node top, e;
-	const char *p;
-	char *stop;
-	double a, rf;
+	double ar[2];
 
 	if (!wkt || !node_at(wkt, wkt + strlen(wkt), &top) ||
 	    !find(&top, words, WKT_DEPTH_MAX, &e))
 		return 1;
-	/* SPHEROID["name", a, rf]: unit_of reads the name and a */
-	if (!unit_of(&e, name, size, &a))
-		return 0;
-	p = strchr(e.body, '"') + 1;                       /* the name, quoted */
-	p = memchr(p, '"', (size_t)(e.end - p));         /* its closing quote */
-	p = p ? memchr(p, ',', (size_t)(e.end - p)) : NULL; /* before a */
-	p = p ? memchr(p + 1, ',', (size_t)(e.end - p - 1)) : NULL; /* before rf */
-	if (!p)
-		return 0;
-	rf = strtod(p + 1, &stop);
-	return stop != p + 1 && west_ellipsoid_is_wgs84(a, rf);
+	/* SPHEROID["name", a, rf] */
+	return name_numbers(&e, name, size, ar, 2) && west_ellipsoid_is_wgs84(ar[0], ar[1]);
 }
 
 /* ------------------------------------------------------------ EPSG code */

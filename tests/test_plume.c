@@ -750,9 +750,10 @@ Test(plume, deterministic)
 
 #ifdef WEST_HAVE_CUDA
 /* The release the GPU tests run twice (hill(B), n particles, 600 s): on a
- * into res with the positions in pa, on b into *rb with them in pb. */
+ * into res with the positions in pa (and its order, when not NULL), on b
+ * into *rb with them in pb. */
 static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_ops *b, long n,
-		     double *pa, double *pb, struct west_plume_result *rb)
+		     double *pa, double *pb, struct west_plume_result *rb, unsigned *order)
 {
 	struct west_release r;
 	struct west_plume_opts o;
@@ -762,7 +763,9 @@ static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_o
 	r = release_at(600.0, 700.0, 15.0, 120.0, 600.0, n);
 	west_plume_opts_init(&o);
 	o.positions = pa;
+	o.order = order;
 	run_on(a, &r, &o, &res);
+	o.order = NULL;
 	o.positions = pb;
 	run_on(b, &r, &o, rb);
 }
@@ -801,7 +804,7 @@ Test(plume, cuda_matches_cpu)
 	long cols = 0, badc = 0;
 	float cmax = 0.0f;
 
-	run_pair(&west_kernels_cpu, &west_kernels_cuda, n, pc, pg, &b);
+	run_pair(&west_kernels_cpu, &west_kernels_cuda, n, pc, pg, &b, NULL);
 	long beyond[3] = { 0 }, states = 0;   /* beyond 1e-6 m, 1 mm, 1 m */
 	for (long p = 0; p < n; p++) {
 		double d = fmax(fabs(pc[4 * p] - pg[4 * p]), fabs(pc[4 * p + 1] - pg[4 * p + 1]));
@@ -843,7 +846,9 @@ Test(plume, cuda_matches_cpu)
  * index alone and the sums are integers, so the run equals, bit for bit,
  * one with the order left out (plume_order_bytes NULL: particle t in
  * thread t): positions, states, conc, arrival, the path and the counts.
- * A slot read wrongly (a particle taken twice, or none) changes them.
+ * A slot read wrongly (a particle taken twice, or none) changes them.  The
+ * order left by the last launch is a permutation, and not index order (an
+ * order not kept, or never sorted, fails here).
  */
 Test(plume, cuda_order_changes_nothing)
 {
@@ -853,9 +858,21 @@ Test(plume, cuda_order_changes_nothing)
 	struct west_plume_result b;
 	const long n = 20000;
 	double *pa = malloc(4 * (size_t)n * sizeof *pa), *pb = malloc(4 * (size_t)n * sizeof *pb);
+	unsigned *order = calloc((size_t)n, sizeof *order);   /* all 0 if never written */
+	char *seen = calloc((size_t)n, 1);
+	long moved = 0;
 
+	cr_assert(order && seen);
 	plain.plume_order_bytes = NULL;
-	run_pair(&west_kernels_cuda, &plain, n, pa, pb, &b);
+	run_pair(&west_kernels_cuda, &plain, n, pa, pb, &b, order);
+	for (long t = 0; t < n; t++) {
+		cr_assert(order[t] < (unsigned)n && !seen[order[t]], "order[%ld] = %u", t, order[t]);
+		seen[order[t]] = 1;
+		moved += order[t] != (unsigned)t;
+	}
+	cr_assert_gt(moved, n / 10, "only %ld of %ld particles out of index order", moved, n);
+	free(order);
+	free(seen);
 	cr_assert_eq(memcmp(pa, pb, 4 * (size_t)n * sizeof *pa), 0, "positions differ");
 	cr_assert_eq(memcmp(res.conc, b.conc, g.nx * g.ny * sizeof *res.conc), 0, "conc differs");
 	cr_assert_eq(memcmp(res.arrival, b.arrival, g.nx * g.ny * sizeof *res.arrival), 0,
