@@ -47,6 +47,14 @@ static __device__ __forceinline__ void west_tid3(size_t *i, size_t *j, size_t *k
 	*k = blockIdx.z;
 }
 
+/* The same in 32 bits (kernels/potential32.cu). */
+static __device__ __forceinline__ void west_tid3(unsigned *i, unsigned *j, unsigned *k)
+{
+	*i = blockIdx.x * WEST_BX + threadIdx.x;
+	*j = blockIdx.y * WEST_BY + threadIdx.y;
+	*k = blockIdx.z;
+}
+
 /* This thread's index in a west_grid1 launch. */
 static __device__ __forceinline__ size_t west_tid1(void)
 {

@@ -14,7 +14,9 @@
 #include "kernels.h"
 
 #ifdef __CUDACC__
-#define WEST_HD __host__ __device__ __forceinline__
+/* static: a .cu file may compile the bodies with another WEST_IX
+ * (kernels/potential32.cu), so no two files may share a definition. */
+#define WEST_HD static __host__ __device__ __forceinline__
 #else
 #include <math.h>
 #define WEST_HD static inline __attribute__((always_inline))
@@ -23,16 +25,26 @@
 /* Squared distance (m^2) below which a station is "at" the point: 1 mm. */
 #define WEST_IDW_AT 1e-6f
 
+/*
+ * The index type of the face and cell indices below and of the potential
+ * bodies (potential_util.h): size_t, but unsigned (32 bits) where
+ * kernels/potential32.cu compiles kernels/potential.cu for the levels
+ * whose every index fits (west_pot_fits32, kernels.h).
+ */
+#ifndef WEST_IX
+#define WEST_IX size_t
+#endif
+
 /* Face and cell indices (grid.h layouts). */
-WEST_HD size_t west_kx(size_t nx, size_t ny, size_t i, size_t j, size_t k)
+WEST_HD WEST_IX west_kx(WEST_IX nx, WEST_IX ny, WEST_IX i, WEST_IX j, WEST_IX k)
 {
 	return i + (nx + 1) * (j + ny * k);
 }
-WEST_HD size_t west_ky(size_t nx, size_t ny, size_t i, size_t j, size_t k)
+WEST_HD WEST_IX west_ky(WEST_IX nx, WEST_IX ny, WEST_IX i, WEST_IX j, WEST_IX k)
 {
 	return i + nx * (j + (ny + 1) * k);
 }
-WEST_HD size_t west_kc(size_t nx, size_t ny, size_t i, size_t j, size_t k)
+WEST_HD WEST_IX west_kc(WEST_IX nx, WEST_IX ny, WEST_IX i, WEST_IX j, WEST_IX k)
 {
 	return i + nx * (j + ny * k);   /* cells, and z-faces */
 }

@@ -510,6 +510,11 @@ __typeof__(west_mg_coarse_cpu) west_mg_coarse_cuda;
 __typeof__(west_plume_advance_cpu) west_plume_advance_cuda;
 /* The sort's scratch bytes for np particles (struct west_kparticles). */
 size_t west_plume_order_bytes_cuda(size_t np);
+/* 1: the potential launchers use their 64-bit kernels on every level;
+ * 0 (the default): 32-bit ones where every index fits (kernels/potential.cu,
+ * kernels/potential32.cu; the fields are the same bit for bit).  Set by the
+ * CUDA backend from WEST_CUDA_INDEX64, and by the tests. */
+void west_pot_cuda_wide(int on);
 
 #ifdef __cplusplus
 }

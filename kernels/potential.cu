@@ -26,15 +26,62 @@
  * static device memory copied to the host after each: no allocation per
  * product, one caller at a time (the backend's compute thread).
  */
+#include <limits.h>
+
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
 #include "potential_util.h"
+
+/*
+ * kernels/potential32.cu compiles this file again with WEST_IX unsigned:
+ * the colour pass, restriction, prolongation, operator and field update
+ * with 32-bit indices, named *_ix32.  The launchers here call those for
+ * every level whose indices fit (west_pot_fits32), and their own 64-bit
+ * kernels otherwise or when west_pot_cuda_wide(1) asks (WEST_CUDA_INDEX64).
+ * Both run the same arithmetic on the same values: bit for bit the same.
+ */
+#ifdef WEST_POT_NARROW
+#define POT(name) name##_ix32
+#define NARROW(l, call)
+#else
+#define POT(name) name
+#define NARROW(l, call)                        \
+	do {                                   \
+		if (west_pot_fits32(l))        \
+			return call;           \
+	} while (0)
+
+extern "C" {
+__typeof__(west_pot_apply_cpu) west_pot_apply_cuda_ix32;
+__typeof__(west_pot_smooth_cpu) west_pot_smooth_cuda_ix32;
+__typeof__(west_pot_restrict_cpu) west_pot_restrict_cuda_ix32;
+__typeof__(west_pot_prolong_cpu) west_pot_prolong_cuda_ix32;
+__typeof__(west_pot_matvec_cpu) west_pot_matvec_cuda_ix32;
+}
+
+static int wide;   /* west_pot_cuda_wide */
+
+extern "C" void west_pot_cuda_wide(int on)
+{
+	wide = on;
+}
+
+/* Whether every index a body forms on level l fits in 32 bits: slots
+ * (2 ncol), conductances (12 ncol) and, on level 0, the grid's faces. */
+static int west_pot_fits32(const struct west_plevel *l)
+{
+	return !wide && 12 * l->ncol + 12 <= UINT_MAX &&
+	       (l->nx + 1) * (l->ny + 1) * (l->nz + 1) <= UINT_MAX;
+}
+#endif
 
 #define COARSE_THREADS 256
 #define DOT_ROWS 8192
 #define DOT_THREADS 256
 
+#ifndef WEST_POT_NARROW
 static __device__ double dot_rows[DOT_ROWS];
+#endif
 
 /* A level's own rows (kernels.h): jlo <= j < ny - jhi. */
 static inline size_t own_rows(const struct west_plevel *l)
@@ -45,27 +92,29 @@ static inline size_t own_rows(const struct west_plevel *l)
 /* The slot t of row (j, k) of colour c this thread of a compacted launch
  * over l's own rows takes; 0 when it has no cell. */
 static __device__ __forceinline__ int colour_cell(const struct west_plevel &l, int c,
-						  size_t *t, size_t *j, size_t *k)
+						  WEST_IX *t, WEST_IX *j, WEST_IX *k)
 {
 	west_tid3(t, j, k);
-	*j += l.jlo;
-	return 2 * *t + ((*j + *k + (size_t)c) & 1) < l.nx && *j < l.ny - l.jhi;
+	*j += (WEST_IX)l.jlo;
+	return 2 * *t + ((*j + *k + (WEST_IX)c) & 1) < (WEST_IX)l.nx &&
+	       *j < (WEST_IX)(l.ny - l.jhi);
 }
 
 static __global__ void apply_k(struct west_kgrid g, struct west_plevel l0, struct west_sor o,
 			       float alpha, const float *x, float *u, float *v, float *w)
 {
-	size_t i, j, k;
+	WEST_IX i, j, k;
 	west_tid3(&i, &j, &k);
-	if (i < g.nx && j < g.ny)
+	if (i < (WEST_IX)g.nx && j < (WEST_IX)g.ny)
 		west_papply_at(&g, &l0, &o, alpha, x, u, v, w, i, j, k);
 }
 
-extern "C" enum west_status west_pot_apply_cuda(const struct west_kgrid *g,
-						const struct west_plevel *l0, float eta,
-						float alpha, const float *x, float *u,
-						float *v, float *w)
+extern "C" enum west_status POT(west_pot_apply_cuda)(const struct west_kgrid *g,
+						     const struct west_plevel *l0, float eta,
+						     float alpha, const float *x, float *u,
+						     float *v, float *w)
 {
+	NARROW(l0, west_pot_apply_cuda_ix32(g, l0, eta, alpha, x, u, v, w));
 	apply_k<<<west_grid3(g->nx, g->ny, g->nz), west_block3()>>>(
 		*g, *l0, west_sor_init(g, 1.0f, eta), alpha, x, u, v, w);
 	WEST_CUDA_LOG(cudaGetLastError());
@@ -74,14 +123,15 @@ extern "C" enum west_status west_pot_apply_cuda(const struct west_kgrid *g,
 
 static __global__ void smooth_k(struct west_plevel l, float omega, int colour)
 {
-	size_t t, j, k;
+	WEST_IX t, j, k;
 	if (colour_cell(l, colour, &t, &j, &k))
 		west_psmooth_at(&l, omega, colour, t, j, k);
 }
 
-extern "C" enum west_status west_pot_smooth_cuda(const struct west_plevel *l, float omega,
-						 int colour)
+extern "C" enum west_status POT(west_pot_smooth_cuda)(const struct west_plevel *l,
+						      float omega, int colour)
 {
+	NARROW(l, west_pot_smooth_cuda_ix32(l, omega, colour));
 	if (own_rows(l) == 0)   /* nothing to do (a launch of no blocks fails) */
 		return WEST_OK;
 	smooth_k<<<west_grid3(l->hx, own_rows(l), l->nz), west_block3()>>>(*l, omega, colour);
@@ -91,16 +141,17 @@ extern "C" enum west_status west_pot_smooth_cuda(const struct west_plevel *l, fl
 
 static __global__ void restrict_k(struct west_plevel f, struct west_plevel c)
 {
-	size_t i, j, k;
+	WEST_IX i, j, k;
 	west_tid3(&i, &j, &k);
-	j += c.jlo;
-	if (i < c.nx && j < c.ny - c.jhi)
+	j += (WEST_IX)c.jlo;
+	if (i < (WEST_IX)c.nx && j < (WEST_IX)(c.ny - c.jhi))
 		west_prestrict_at(&f, &c, i, j, k);
 }
 
-extern "C" enum west_status west_pot_restrict_cuda(const struct west_plevel *fine,
-						   const struct west_plevel *coarse)
+extern "C" enum west_status POT(west_pot_restrict_cuda)(const struct west_plevel *fine,
+							const struct west_plevel *coarse)
 {
+	NARROW(fine, west_pot_restrict_cuda_ix32(fine, coarse));
 	if (own_rows(coarse) == 0)
 		return WEST_OK;
 	restrict_k<<<west_grid3(coarse->nx, own_rows(coarse), coarse->nz), west_block3()>>>(
@@ -111,20 +162,22 @@ extern "C" enum west_status west_pot_restrict_cuda(const struct west_plevel *fin
 
 static __global__ void prolong_k(struct west_plevel c, struct west_plevel f)
 {
-	size_t i, j, k;
+	WEST_IX i, j, k;
 	west_tid3(&i, &j, &k);
-	if (i < f.nx && j < f.ny)
+	if (i < (WEST_IX)f.nx && j < (WEST_IX)f.ny)
 		west_pprolong_at(&c, &f, i, j, k);
 }
 
-extern "C" enum west_status west_pot_prolong_cuda(const struct west_plevel *coarse,
-						  const struct west_plevel *fine)
+extern "C" enum west_status POT(west_pot_prolong_cuda)(const struct west_plevel *coarse,
+						       const struct west_plevel *fine)
 {
+	NARROW(fine, west_pot_prolong_cuda_ix32(coarse, fine));
 	prolong_k<<<west_grid3(fine->nx, fine->ny, fine->nz), west_block3()>>>(*coarse, *fine);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
 
+#ifndef WEST_POT_NARROW   /* the coarsest level is small: 64-bit only */
 /* One colour pass of the coarsest level by the whole block, then a barrier. */
 static __device__ void coarse_pass(const struct west_plevel &l, int c)
 {
@@ -153,19 +206,21 @@ extern "C" enum west_status west_pot_coarse_cuda(const struct west_plevel *l, in
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
+#endif
 
 static __global__ void matvec_k(struct west_plevel l, const float *x, float *y)
 {
-	size_t i, j, k;
+	WEST_IX i, j, k;
 	west_tid3(&i, &j, &k);
-	j += l.jlo;
-	if (i < l.nx && j < l.ny - l.jhi)
+	j += (WEST_IX)l.jlo;
+	if (i < (WEST_IX)l.nx && j < (WEST_IX)(l.ny - l.jhi))
 		west_pmatvec_at(&l, x, y, i, j, k);
 }
 
-extern "C" enum west_status west_pot_matvec_cuda(const struct west_plevel *l,
-						 const float *x, float *y)
+extern "C" enum west_status POT(west_pot_matvec_cuda)(const struct west_plevel *l,
+						      const float *x, float *y)
 {
+	NARROW(l, west_pot_matvec_cuda_ix32(l, x, y));
 	if (own_rows(l) == 0)
 		return WEST_OK;
 	matvec_k<<<west_grid3(l->nx, own_rows(l), l->nz), west_block3()>>>(*l, x, y);
@@ -173,6 +228,7 @@ extern "C" enum west_status west_pot_matvec_cuda(const struct west_plevel *l,
 	return WEST_OK;
 }
 
+#ifndef WEST_POT_NARROW   /* vector operations: 64-bit only */
 /* Sum a block's values in shared memory; thread 0 gets the sum. */
 static __device__ double block_sum(double *sh, double v)
 {
@@ -240,3 +296,4 @@ extern "C" enum west_status west_pot_zero_cuda(size_t n, float *x)
 	WEST_CUDA_LOG(cudaMemsetAsync(x, 0, n * sizeof *x, cudaStreamPerThread));
 	return WEST_OK;
 }
+#endif

@@ -26,27 +26,35 @@
 #define WEST_UNROLL6 _Pragma("GCC unroll 6")
 #endif
 
+/*
+ * Every index below is a WEST_IX (kernel_util.h), the level's sizes cast
+ * to it: size_t, or unsigned in kernels/potential32.cu, whose 32-bit
+ * multiplications take fewer instructions on the GPU.
+ */
+
 /* Slot of cell (i, j, k) of level l (its colour's array, kernels.h). */
-WEST_HD size_t west_pslot(const struct west_plevel *l, size_t i, size_t j, size_t k)
+WEST_HD WEST_IX west_pslot(const struct west_plevel *l, WEST_IX i, WEST_IX j, WEST_IX k)
 {
-	return ((i + j + k) & 1) * l->ncol + (i >> 1) + l->hx * (j + l->ny * k);
+	return ((i + j + k) & 1) * (WEST_IX)l->ncol + (i >> 1) +
+	       (WEST_IX)l->hx * (j + (WEST_IX)l->ny * k);
 }
 
 /* Level 0: g[W..N], per side face of cut cell (i, j, k) (a conductance,
  * or the factor of u += alpha T grad x), times the face's transparency. */
-WEST_HD void west_pcut(const struct west_plevel *l, size_t i, size_t j, size_t k,
+WEST_HD void west_pcut(const struct west_plevel *l, WEST_IX i, WEST_IX j, WEST_IX k,
 		       float g[6])
 {
-	size_t xw = west_kx(l->nx, l->ny, i, j, k), ys = west_ky(l->nx, l->ny, i, j, k);
+	WEST_IX nx = (WEST_IX)l->nx, ny = (WEST_IX)l->ny;
+	WEST_IX xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
 	g[WEST_PF_W] *= WEST_LDG(&l->tx[xw]);
 	g[WEST_PF_E] *= WEST_LDG(&l->tx[xw + 1]);
 	g[WEST_PF_S] *= WEST_LDG(&l->ty[ys]);
-	g[WEST_PF_N] *= WEST_LDG(&l->ty[ys + l->nx]);
+	g[WEST_PF_N] *= WEST_LDG(&l->ty[ys + nx]);
 }
 
 /* The six conductances of cell (i, j, k) at slot s of level l. */
-WEST_HD void west_pconds(const struct west_plevel *l, size_t s, size_t i, size_t j,
-			 size_t k, float g[6])
+WEST_HD void west_pconds(const struct west_plevel *l, WEST_IX s, WEST_IX i, WEST_IX j,
+			 WEST_IX k, float g[6])
 {
 	if (l->code) {
 		unsigned code = WEST_LDG(&l->code[s]);
@@ -59,7 +67,7 @@ WEST_HD void west_pconds(const struct west_plevel *l, size_t s, size_t i, size_t
 	} else {
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)
-			g[f] = WEST_LDG(&l->g[(size_t)f * 2 * l->ncol + s]);
+			g[f] = WEST_LDG(&l->g[(WEST_IX)f * 2 * (WEST_IX)l->ncol + s]);
 	}
 }
 
@@ -89,50 +97,51 @@ WEST_HD float west_psor(float e, float b, float sum, float diag, float omega)
  * slot.  Neighbours come from offsets: fewer index products than
  * west_pslot for each.
  */
-WEST_HD size_t west_prow_gather(const struct west_plevel *l, const float *x, int c,
-				size_t t, size_t j, size_t k, float g[6], float nb[6])
+WEST_HD WEST_IX west_prow_gather(const struct west_plevel *l, const float *x, int c,
+				 WEST_IX t, WEST_IX j, WEST_IX k, float g[6], float nb[6])
 {
-	size_t i0 = (j + k + (size_t)c) & 1, i = 2 * t + i0;
-	size_t row = l->hx * (j + l->ny * k), plane = l->hx * l->ny;
-	size_t s = (size_t)c * l->ncol + row + t;
-	const float *o = x + (size_t)(1 - c) * l->ncol + row + t;
+	WEST_IX hx = (WEST_IX)l->hx, ny = (WEST_IX)l->ny, ncol = (WEST_IX)l->ncol;
+	WEST_IX i0 = (j + k + (WEST_IX)c) & 1, i = 2 * t + i0;
+	WEST_IX row = hx * (j + ny * k), plane = hx * ny;
+	WEST_IX s = (WEST_IX)c * ncol + row + t;
+	const float *o = x + ((WEST_IX)(1 - c) * ncol + row + t);
 
 	west_pconds(l, s, i, j, k, g);
 	nb[WEST_PF_W] = i > 0 ? o[(ptrdiff_t)i0 - 1] : 0.0f;
-	nb[WEST_PF_E] = i + 1 < l->nx ? o[i0] : 0.0f;
-	nb[WEST_PF_S] = j > 0 ? o[-(ptrdiff_t)l->hx] : 0.0f;
-	nb[WEST_PF_N] = j + 1 < l->ny ? o[l->hx] : 0.0f;
+	nb[WEST_PF_E] = i + 1 < (WEST_IX)l->nx ? o[i0] : 0.0f;
+	nb[WEST_PF_S] = j > 0 ? o[-(ptrdiff_t)hx] : 0.0f;
+	nb[WEST_PF_N] = j + 1 < ny ? o[hx] : 0.0f;
 	nb[WEST_PF_B] = k > 0 ? o[-(ptrdiff_t)plane] : 0.0f;
-	nb[WEST_PF_T] = k + 1 < l->nz ? o[plane] : 0.0f;
+	nb[WEST_PF_T] = k + 1 < (WEST_IX)l->nz ? o[plane] : 0.0f;
 	return s;
 }
 
 /* SOR update of cell i = 2 t + i0 of colour c in row (j, k):
  * e += omega (b - A e) / diag. */
-WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, size_t t,
-			     size_t j, size_t k)
+WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, WEST_IX t,
+			     WEST_IX j, WEST_IX k)
 {
 	float g[6], nb[6], diag, sum;
-	size_t s = west_prow_gather(l, l->e, c, t, j, k, g, nb);
+	WEST_IX s = west_prow_gather(l, l->e, c, t, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	l->e[s] = west_psor(l->e[s], l->b[s], sum, diag, omega);
 }
 
 /* (b - A e) of cell (i, j, k). */
-WEST_HD float west_presid_at(const struct west_plevel *l, size_t i, size_t j, size_t k)
+WEST_HD float west_presid_at(const struct west_plevel *l, WEST_IX i, WEST_IX j, WEST_IX k)
 {
 	float g[6], nb[6], diag, sum;
-	size_t s = west_prow_gather(l, l->e, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
+	WEST_IX s = west_prow_gather(l, l->e, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	return l->b[s] + sum - diag * l->e[s];
 }
 
 /* (A x) of cell (i, j, k), into y. */
 WEST_HD void west_pmatvec_at(const struct west_plevel *l, const float *x, float *y,
-			     size_t i, size_t j, size_t k)
+			     WEST_IX i, WEST_IX j, WEST_IX k)
 {
 	float g[6], nb[6], diag, sum;
-	size_t s = west_prow_gather(l, x, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
+	WEST_IX s = west_prow_gather(l, x, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	y[s] = diag * x[s] - sum;
 }
@@ -140,34 +149,35 @@ WEST_HD void west_pmatvec_at(const struct west_plevel *l, const float *x, float 
 /* Coarse cell (ci, cj, ck)'s right-hand side: the fine residuals summed in
  * i, then j, then k order. */
 WEST_HD void west_prestrict_at(const struct west_plevel *f, const struct west_plevel *c,
-			       size_t ci, size_t cj, size_t ck)
+			       WEST_IX ci, WEST_IX cj, WEST_IX ck)
 {
-	size_t i1 = ci * f->fx + f->fx, j1 = cj * f->fy + f->fy, k1 = ck * f->fz + f->fz;
+	WEST_IX nx = (WEST_IX)f->nx, ny = (WEST_IX)f->ny, nz = (WEST_IX)f->nz;
+	WEST_IX i1 = ci * f->fx + f->fx, j1 = cj * f->fy + f->fy, k1 = ck * f->fz + f->fz;
 	float r = 0.0f;
-	i1 = i1 < f->nx ? i1 : f->nx, j1 = j1 < f->ny ? j1 : f->ny, k1 = k1 < f->nz ? k1 : f->nz;
-	for (size_t k = ck * f->fz; k < k1; k++)
-		for (size_t j = cj * f->fy; j < j1; j++)
-			for (size_t i = ci * f->fx; i < i1; i++)
+	i1 = i1 < nx ? i1 : nx, j1 = j1 < ny ? j1 : ny, k1 = k1 < nz ? k1 : nz;
+	for (WEST_IX k = ck * f->fz; k < k1; k++)
+		for (WEST_IX j = cj * f->fy; j < j1; j++)
+			for (WEST_IX i = ci * f->fx; i < i1; i++)
 				r += west_presid_at(f, i, j, k);
 	c->b[west_pslot(c, ci, cj, ck)] = r;
 }
 
 /* Whether the cell at slot s has an open face. */
-WEST_HD int west_popen(const struct west_plevel *l, size_t s)
+WEST_HD int west_popen(const struct west_plevel *l, WEST_IX s)
 {
 	if (l->code)
 		return l->code[s] != 0;
 	for (int f = 0; f < 6; f++)
-		if (l->g[(size_t)f * 2 * l->ncol + s] != 0.0f)
+		if (l->g[(WEST_IX)f * 2 * (WEST_IX)l->ncol + s] != 0.0f)
 			return 1;
 	return 0;
 }
 
 /* Fine cell (i, j, k) takes its coarse cell's e, when open. */
 WEST_HD void west_pprolong_at(const struct west_plevel *c, const struct west_plevel *f,
-			      size_t i, size_t j, size_t k)
+			      WEST_IX i, WEST_IX j, WEST_IX k)
 {
-	size_t s = west_pslot(f, i, j, k);
+	WEST_IX s = west_pslot(f, i, j, k);
 	if (west_popen(f, s))
 		f->e[s] += c->e[west_pslot(c, i >> (f->fx >> 1), j >> (f->fy >> 1),
 					     k >> (f->fz >> 1))];   /* i / fx, fx 1 or 2 */
@@ -181,14 +191,14 @@ WEST_HD void west_pprolong_at(const struct west_plevel *c, const struct west_ple
  */
 WEST_HD float west_pdiv_at(const struct west_kgrid *g, const struct west_plevel *l0,
 			   const struct west_sor *o, const float *u, const float *v,
-			   const float *w, size_t i, size_t j, size_t k, int *fluid)
+			   const float *w, WEST_IX i, WEST_IX j, WEST_IX k, int *fluid)
 {
 	*fluid = !g->land[west_kc(g->nx, g->ny, i, j, k)];
 	if (!l0 && !*fluid)
 		return 0.0f;
 	float d = west_cell_div(g, o, u, v, w, i, j, k);
 	if (l0) {
-		size_t s = west_pslot(l0, i, j, k);
+		WEST_IX s = west_pslot(l0, i, j, k);
 		l0->b[s] = l0->code[s] ? l0->vol[k] * d : 0.0f;
 	}
 	return d;
@@ -203,13 +213,13 @@ WEST_HD float west_pdiv_at(const struct west_kgrid *g, const struct west_plevel 
  */
 WEST_HD void west_papply_at(const struct west_kgrid *g, const struct west_plevel *l0,
 			    const struct west_sor *o, float alpha, const float *x,
-			    float *u, float *v, float *w, size_t i, size_t j, size_t k)
+			    float *u, float *v, float *w, WEST_IX i, WEST_IX j, WEST_IX k)
 {
-	size_t nx = g->nx, ny = g->ny, s = west_pslot(l0, i, j, k);
+	WEST_IX nx = (WEST_IX)g->nx, ny = (WEST_IX)g->ny, s = west_pslot(l0, i, j, k);
 	unsigned code = l0->code[s];
 	float xc = x[s];
-	size_t xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
-	size_t zb = west_kc(nx, ny, i, j, k);
+	WEST_IX xw = west_kx(nx, ny, i, j, k), ys = west_ky(nx, ny, i, j, k);
+	WEST_IX zb = west_kc(nx, ny, i, j, k);
 
 	/* the side faces' factors, a cut cell's times their transparencies */
 	float m[6] = { alpha * o->rdx, alpha * o->rdx, alpha * o->rdy, alpha * o->rdy,
@@ -226,7 +236,7 @@ WEST_HD void west_papply_at(const struct west_kgrid *g, const struct west_plevel
 		v[ys + nx] += m[WEST_PF_N] * (0.0f - xc);
 	if ((code >> WEST_PF_B & 1) && k > 0)
 		w[zb] += alpha * o->eta * g->rdzf[k] * (xc - x[west_pslot(l0, i, j, k - 1)]);
-	if ((code >> WEST_PF_T & 1) && k + 1 == g->nz)
+	if ((code >> WEST_PF_T & 1) && k + 1 == (WEST_IX)g->nz)
 		w[zb + nx * ny] += alpha * o->eta * g->rdzf[k + 1] * (0.0f - xc);
 }
 

@@ -89,6 +89,7 @@ struct cuda_state {
 	struct west_field *uv_field;
 	int uv_started;
 	int uv_early;                 /* WEST_CUDA_EARLY_UV is not "0" */
+	int index64;                  /* WEST_CUDA_INDEX64 is "1" */
 };
 
 static double now_seconds(void)
@@ -299,6 +300,20 @@ const struct west_kernel_ops west_kernels_cuda = {
 
 /* -------------------------------------------------------------- state */
 
+/* *on = the switch in environment variable name: 0 or 1, dflt when unset
+ * or empty.  Returns 0, with an error naming it, for any other value. */
+static int env_switch(const char *name, int dflt, int *on, char *err, size_t errlen)
+{
+	const char *v = getenv(name);
+	if (v && v[0] && strcmp(v, "0") && strcmp(v, "1")) {
+		west_fail(err, errlen, WEST_ERR_INVALID,
+			  "cuda backend: %s=%s: unknown (0 or 1, or unset)", name, v);
+		return 0;
+	}
+	*on = v && v[0] ? v[0] == '1' : dflt;
+	return 1;
+}
+
 static enum west_status cuda_init(void **state, char *err, size_t errlen)
 {
 	struct cudaDeviceProp p;
@@ -306,18 +321,11 @@ static enum west_status cuda_init(void **state, char *err, size_t errlen)
 	if (!s)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "cuda backend: out of memory");
 	*state = s;
-	const char *graphs = getenv("WEST_CUDA_GRAPHS");
-	if (graphs && graphs[0] && strcmp(graphs, "0") && strcmp(graphs, "1"))
-		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "cuda backend: WEST_CUDA_GRAPHS=%s: unknown (0 or 1, or unset)",
-				 graphs);
-	s->graphs = !graphs || strcmp(graphs, "0");
-	const char *early = getenv("WEST_CUDA_EARLY_UV");
-	if (early && early[0] && strcmp(early, "0") && strcmp(early, "1"))
-		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "cuda backend: WEST_CUDA_EARLY_UV=%s: unknown (0 or 1, or unset)",
-				 early);
-	s->uv_early = !early || strcmp(early, "0");
+	if (!env_switch("WEST_CUDA_GRAPHS", 1, &s->graphs, err, errlen) ||
+	    !env_switch("WEST_CUDA_EARLY_UV", 1, &s->uv_early, err, errlen) ||
+	    !env_switch("WEST_CUDA_INDEX64", 0, &s->index64, err, errlen))
+		return WEST_ERR_INVALID;
+	west_pot_cuda_wide(s->index64);
 	WEST_CUDA_TRY(cudaSetDevice(s->device), err, errlen);
 	WEST_CUDA_TRY(cudaGetDeviceProperties(&p, s->device), err, errlen);
 	snprintf(s->name, sizeof s->name, "%s", p.name);
@@ -754,10 +762,11 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 static void cuda_describe(void *state, char *buf, size_t len)
 {
 	struct cuda_state *s = state;
-	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s%s",
+	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s%s%s",
 		 s->device, s->name, s->cc_major, s->cc_minor, s->sms,
 		 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs",
-		 s->uv_early ? "" : ", u and v after the run");
+		 s->uv_early ? "" : ", u and v after the run",
+		 s->index64 ? ", 64-bit indices" : "");
 }
 
 static size_t cuda_device_bytes(void *state)

@@ -115,6 +115,28 @@ Test(backend, cpu_lifecycle, .init = load_hill, .fini = free_hill)
 	lifecycle(&west_backend_cpu, 0, "CPU, ");
 }
 
+/* The CUDA backend's switches (docs/operations.md) take 0 or 1 and refuse
+ * anything else by name, before any device is touched. */
+Test(backend, cuda_switches_refuse_other_values)
+{
+#ifdef WEST_HAVE_CUDA
+	static const char *const names[] = { "WEST_CUDA_GRAPHS", "WEST_CUDA_EARLY_UV",
+					     "WEST_CUDA_INDEX64" };
+	for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+		char err[WEST_ERRLEN] = "";
+		void *state = NULL;
+		setenv(names[n], "yes", 1);
+		cr_assert_eq(west_backend_cuda.init(&state, err, sizeof err), WEST_ERR_INVALID,
+			     "%s=yes: %s", names[n], err);
+		cr_assert(strstr(err, names[n]) && strstr(err, "=yes: unknown"), "%s", err);
+		west_backend_cuda.free(state);
+		unsetenv(names[n]);
+	}
+#else
+	cr_skip_test("cuda backend test skipped: not built (--with-cuda=no)");
+#endif
+}
+
 Test(backend, cuda_lifecycle, .init = load_hill, .fini = free_hill)
 {
 	gpu_skip_unless_usable();

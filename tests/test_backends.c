@@ -170,12 +170,24 @@ static struct {
 } hpool;
 
 /* The backend `name`, or skip the test saying why it cannot run here. */
+/*
+ * The backend of the registry name, or a variant of one: cuda_index64 is
+ * cuda with its potential kernels' 64-bit indices on every level
+ * (WEST_CUDA_INDEX64; the test hills' levels all take the 32-bit ones
+ * otherwise).  Each test runs in its own process, so the switch stays in it.
+ */
 static void use_backend(const char *name)
 {
 	char why[WEST_ERRLEN] = "";
+	int wide = strcmp(name, "cuda_index64") == 0;
 
+	if (wide)
+		name = "cuda";
 	if (west_backend_probe(name, why, sizeof why) != WEST_OK)
 		cr_skip_test("%s backend test skipped: %s", name, why);
+#ifdef WEST_HAVE_CUDA
+	west_pot_cuda_wide(wide);
+#endif
 	be.name = name;
 	be.k = west_backend_find(name)->kernels;
 	cr_assert_not_null(be.k, "the %s backend has no kernel table", name);
@@ -1398,9 +1410,10 @@ static void check_plume_advance(struct tcase *c)
 
 /*
  * The backends, by registry name: cpu (the reference; see the top) and
- * every other.  A new backend is one more X(name).
+ * every other, and the variants of use_backend.  A new backend is one more
+ * X(name).
  */
-#define BACKENDS(X) X(cpu) X(cuda)
+#define BACKENDS(X) X(cpu) X(cuda) X(cuda_index64)
 
 /*
  * The cases: X(backend, name) runs check_<name> on every hill with that
