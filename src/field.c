@@ -5,6 +5,7 @@
 #include "field.h"
 #include "fieldpool.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,12 +96,67 @@ int west_field_centre(const struct west_field *f, const struct west_grid *g,
 	return 1;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * The first cells of centre_row 8 at a time with AVX2 (where the processor
+ * has it), each lane open_mean's arithmetic on its cell: the divisions by
+ * a closed face's transparency become divisions by 1 whose quotient is
+ * then not chosen, so every lane gives open_mean's bits.  Returns the
+ * cells done (a multiple of 8); 0 without AVX2.  At R64 a snapshot's
+ * centres took 0.13 s a cell at a time (docs/benchmarks.md).
+ */
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+typedef unsigned char v8b __attribute__((vector_size(8)));
+
+__attribute__((target("avx2"))) static v8f load8f(const float *p)
+{
+	v8f v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* a where m is set (all bits of the lane), else b. */
+__attribute__((target("avx2"))) static v8f pick(v8i m, v8f a, v8f b)
+{
+	return (v8f)((m & (v8i)a) | (~m & (v8i)b));
+}
+
+__attribute__((target("avx2"))) static size_t centre_row_avx2(
+	size_t nx, const float *a, const float *t, size_t face, size_t step,
+	const unsigned char *land, float fill, float *out)
+{
+	const v8f zero = { 0 }, one = zero + 1.0f, half = zero + 0.5f, vfill = zero + fill;
+	size_t i = 0;
+
+	for (; i + 8 <= nx; i += 8, face += 8) {
+		v8f fa = load8f(a + face), ta = load8f(t + face);
+		v8f fb = load8f(a + face + step), tb = load8f(t + face + step);
+		v8b lb;
+		memcpy(&lb, land + i, sizeof lb);
+		v8i za = ta == zero, zb = tb == zero;
+		v8i dry = __builtin_convertvector(lb, v8i) != (v8i){ 0 };
+		v8f qa = fa / pick(za, one, ta), qb = fb / pick(zb, one, tb);
+		v8f both = half * (qa + qb);
+		v8f r = pick(za, pick(zb, zero, qb), pick(zb, qa, both));
+		r = pick(dry, vfill, r);
+		memcpy(out + i, &r, sizeof r);
+	}
+	return i;
+}
+#endif
+
 /* Row (j, k) of component comp: faces at face index `face` and `face +
  * step` of the component's face array, transparencies t. */
 static void centre_row(size_t nx, const float *a, const float *t, size_t face, size_t step,
 		       const unsigned char *land, float fill, float *out)
 {
-	for (size_t i = 0; i < nx; i++, face++)
+	size_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		i = centre_row_avx2(nx, a, t, face, step, land, fill, out);
+#endif
+	for (face += i; i < nx; i++, face++)
 		out[i] = land[i] ? fill : open_mean(a[face], t[face], a[face + step],
 						    t[face + step]);
 }
