@@ -316,6 +316,20 @@ enum west_status west_pot_dot_cpu(const struct west_plevel *l, const float *x,
 /* y = x + beta y for i < n. */
 enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *y);
 
+/* y = y + alpha x for i < n. */
+enum west_status west_pot_axpy_cpu(size_t n, float alpha, const float *x, float *y);
+
+/*
+ * The conjugate gradients' residual step on level 0's own rows: b -= alpha
+ * q on the open cells (code != 0; b elsewhere untouched), and *max = the
+ * largest |b / vol_k| over them: the largest |D| of the field that b is
+ * the right-hand side of (west_pot_rhs_cpu: b = vol D), once the potential
+ * that took alpha q off b is applied.  A maximum: the same bits in any
+ * order (a NaN may be passed over; the caller's true check sees it).
+ */
+enum west_status west_pot_resid_cpu(const struct west_plevel *l0, float alpha,
+				    const float *q, double *max);
+
 /* x = 0 for i < n. */
 enum west_status west_pot_zero_cpu(size_t n, float *x);
 
@@ -504,6 +518,8 @@ __typeof__(west_pot_coarse_cpu) west_pot_coarse_cuda;
 __typeof__(west_pot_matvec_cpu) west_pot_matvec_cuda;
 __typeof__(west_pot_dot_cpu) west_pot_dot_cuda;
 __typeof__(west_pot_xpby_cpu) west_pot_xpby_cuda;
+__typeof__(west_pot_axpy_cpu) west_pot_axpy_cuda;
+__typeof__(west_pot_resid_cpu) west_pot_resid_cuda;
 __typeof__(west_pot_zero_cpu) west_pot_zero_cuda;
 __typeof__(west_mg_codes_cpu) west_mg_codes_cuda;
 __typeof__(west_mg_coarse_cpu) west_mg_coarse_cuda;

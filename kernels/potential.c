@@ -145,6 +145,36 @@ enum west_status west_pot_xpby_cpu(size_t n, const float *x, float beta, float *
 	return WEST_OK;
 }
 
+enum west_status west_pot_axpy_cpu(size_t n, float alpha, const float *x, float *y)
+{
+	#pragma omp parallel for schedule(static)
+	for (long i = 0; i < (long)n; i++)
+		y[i] = y[i] + alpha * x[i];
+	return WEST_OK;
+}
+
+enum west_status west_pot_resid_cpu(const struct west_plevel *l, float alpha,
+				    const float *q, double *max)
+{
+	size_t own = OWN(l);
+	long rows = (long)(own * l->nz);
+	float m = 0.0f;
+
+	#pragma omp parallel for schedule(static) reduction(max : m) if (PAR(l))
+	for (long r = 0; r < rows; r++) {
+		size_t j = l->jlo + (size_t)r % own, k = (size_t)r / own;
+		for (size_t c = 0; c < 2; c++) {
+			size_t s = c * l->ncol + l->hx * (j + l->ny * k);
+			for (size_t t = 0; t < l->hx; t++) {
+				float d = west_presid_step_at(l, alpha, q, s + t, k);
+				m = d > m || d != d ? d : m;
+			}
+		}
+	}
+	*max = m;
+	return WEST_OK;
+}
+
 enum west_status west_pot_zero_cpu(size_t n, float *x)
 {
 	memset(x, 0, n * sizeof *x);

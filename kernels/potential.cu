@@ -27,6 +27,7 @@
  * product, one caller at a time (the backend's compute thread).
  */
 #include <limits.h>
+#include <string.h>
 
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
@@ -288,6 +289,78 @@ extern "C" enum west_status west_pot_xpby_cuda(size_t n, const float *x, float b
 {
 	xpby_k<<<west_grid1(n), WEST_B1>>>(n, x, beta, y);
 	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+static __global__ void axpy_k(size_t n, float alpha, const float *x, float *y)
+{
+	size_t i = west_tid1();
+	if (i < n)
+		y[i] = y[i] + alpha * x[i];
+}
+
+extern "C" enum west_status west_pot_axpy_cuda(size_t n, float alpha, const float *x,
+					       float *y)
+{
+	axpy_k<<<west_grid1(n), WEST_B1>>>(n, alpha, x, y);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+/* The residual step's largest |D|, as the bits of a non-negative float
+ * (their order as unsigned integers is the floats'; a NaN's bits are above
+ * every number's, so it wins): one caller at a time, as dot_rows. */
+static __device__ unsigned resid_max;
+
+#define RESID_BLOCKS 1024   /* a block takes many slots: one atomic each */
+
+/* The own rows' slots of level l, taken n = 0, 1, ... in runs of hx * own
+ * (one colour, one level k), a grid-stride loop; each block's largest
+ * into resid_max. */
+static __global__ void resid_k(struct west_plevel l, float alpha, const float *q)
+{
+	__shared__ unsigned warps[WEST_B1 / 32];
+	size_t own = l.ny - l.jlo - l.jhi, run = l.hx * own, n_all = 2 * l.nz * run;
+	float m = 0.0f;
+
+	for (size_t n = blockIdx.x * (size_t)WEST_B1 + threadIdx.x; n < n_all;
+	     n += (size_t)gridDim.x * WEST_B1) {
+		size_t seg = n / run, c = seg / l.nz, k = seg % l.nz;
+		size_t s = c * l.ncol + l.hx * (l.jlo + l.ny * k) + n % run;
+		float d = west_presid_step_at(&l, alpha, q, s, k);
+		m = d > m || d != d ? d : m;
+	}
+	unsigned w = __reduce_max_sync(0xffffffffu, __float_as_uint(m));
+	if ((threadIdx.x & 31) == 0)
+		warps[threadIdx.x / 32] = w;
+	__syncthreads();
+	if (threadIdx.x < 32) {
+		w = threadIdx.x < WEST_B1 / 32 ? warps[threadIdx.x] : 0;
+		w = __reduce_max_sync(0xffffffffu, w);
+		if (threadIdx.x == 0)
+			atomicMax(&resid_max, w);
+	}
+}
+
+extern "C" enum west_status west_pot_resid_cuda(const struct west_plevel *l0, float alpha,
+						const float *q, double *max)
+{
+	size_t n = 2 * l0->nz * l0->hx * own_rows(l0);
+	unsigned bits = 0, blocks = west_grid1(n);
+	float m;
+
+	*max = 0.0;
+	if (n == 0)
+		return WEST_OK;
+	WEST_CUDA_LOG(cudaMemcpyToSymbolAsync(resid_max, &bits, sizeof bits, 0,
+					      cudaMemcpyHostToDevice, cudaStreamPerThread));
+	resid_k<<<blocks < RESID_BLOCKS ? blocks : RESID_BLOCKS, WEST_B1>>>(*l0, alpha, q);
+	WEST_CUDA_LOG(cudaGetLastError());
+	WEST_CUDA_LOG(cudaMemcpyFromSymbolAsync(&bits, resid_max, sizeof bits, 0,
+						cudaMemcpyDeviceToHost, cudaStreamPerThread));
+	WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));
+	memcpy(&m, &bits, sizeof m);
+	*max = m;
 	return WEST_OK;
 }
 

@@ -162,6 +162,18 @@ WEST_HD void west_prestrict_at(const struct west_plevel *f, const struct west_pl
 	c->b[west_pslot(c, ci, cj, ck)] = r;
 }
 
+/* Level 0's slot s, level k, of the residual step (west_pot_resid_cpu):
+ * b -= alpha q on an open cell; returns |b / vol_k| there, else 0. */
+WEST_HD float west_presid_step_at(const struct west_plevel *l0, float alpha, const float *q,
+				  WEST_IX s, WEST_IX k)
+{
+	if (!l0->code[s])
+		return 0.0f;
+	float b = l0->b[s] - alpha * q[s];
+	l0->b[s] = b;
+	return fabsf(b / l0->vol[k]);
+}
+
 /* Whether the cell at slot s has an open face. */
 WEST_HD int west_popen(const struct west_plevel *l, WEST_IX s)
 {

@@ -96,6 +96,8 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.pot_matvec = matvec, \
 	.pot_dot = west_pot_dot_cpu, \
 	.pot_xpby = west_pot_xpby_cpu, \
+	.pot_axpy = west_pot_axpy_cpu, \
+	.pot_resid = west_pot_resid_cpu, \
 	.pot_zero = west_pot_zero_cpu, \
 	.mg_codes = west_mg_codes_cpu, \
 	.mg_coarse = west_mg_coarse_cpu, \

@@ -108,6 +108,8 @@ struct west_kernel_ops {
 	__typeof__(west_pot_matvec_cpu) *pot_matvec;
 	__typeof__(west_pot_dot_cpu) *pot_dot;
 	__typeof__(west_pot_xpby_cpu) *pot_xpby;
+	__typeof__(west_pot_axpy_cpu) *pot_axpy;
+	__typeof__(west_pot_resid_cpu) *pot_resid;
 	__typeof__(west_pot_zero_cpu) *pot_zero;
 	/* building the hierarchy (multigrid.c) */
 	__typeof__(west_mg_codes_cpu) *mg_codes;

@@ -97,6 +97,7 @@ static size_t layout(struct west_mg *mg, const struct geom *gm, int tail, char *
 	}
 	mg->p = take(base, &off, 2 * mg->lv[0].ncol * sizeof(float));
 	mg->q = take(base, &off, 2 * mg->lv[0].ncol * sizeof(float));
+	mg->x = take(base, &off, 2 * mg->lv[0].ncol * sizeof(float));
 	mg->base = base;
 	return off;
 }
@@ -112,7 +113,7 @@ void west_mg_rebase(struct west_mg *out, const struct west_mg *host, void *base)
 		MOVE(l->code, d), MOVE(l->kf, d), MOVE(l->vol, d), MOVE(l->g, d);
 		MOVE(l->e, d), MOVE(l->b, d);
 	}
-	MOVE(out->p, d), MOVE(out->q, d);
+	MOVE(out->p, d), MOVE(out->q, d), MOVE(out->x, d);
 	out->base = base;
 }
 

@@ -43,6 +43,8 @@ struct west_mg {
 	int nlevels;
 	struct west_plevel lv[WEST_MG_MAX_LEVELS];
 	float *p, *q;          /* conjugate gradients: 2 * lv[0].ncol each */
+	float *x;              /* the same: the potential summed since it was
+				  last applied to the field (solvers.c) */
 	int coarse_sweeps;     /* the coarsest level's west_pot_coarse count */
 	double eta;            /* the eta its z conductances were built with */
 	void *base;            /* the block holding every array */

@@ -110,7 +110,7 @@ static enum west_status rhs_check(struct run *x, int first)
 }
 
 /* Level 0's vectors of a partition. */
-enum vec { VEC_B, VEC_E, VEC_P, VEC_Q };
+enum vec { VEC_B, VEC_E, VEC_P, VEC_Q, VEC_X };
 
 static const float *vec(const struct west_part *p, enum vec v)
 {
@@ -119,7 +119,8 @@ static const float *vec(const struct west_part *p, enum vec v)
 	case VEC_B: return mg->lv[0].b;
 	case VEC_E: return mg->lv[0].e;
 	case VEC_P: return mg->p;
-	default: return mg->q;
+	case VEC_Q: return mg->q;
+	default: return mg->x;
 	}
 }
 
@@ -346,13 +347,45 @@ static enum west_status precondition(struct west_parts *ps)
  * z = V-cycle(r), beta = (r.z) / (r.z)_previous, p = z + beta p, q = A p,
  * alpha = (r.z) / (p.q), u += alpha T grad p.
  */
+/*
+ * The potential summed since the last check (level 0's x) into the field,
+ * x zeroed, and the true convergence test with the right-hand side from
+ * the field (rhs_check).
+ */
+static enum west_status apply_check(struct run *x, const struct west_solve_opts *o)
+{
+	enum west_status st = apply(x->ps, (float)o->eta, 1.0f, VEC_X);
+	if (!st)
+		st = rhs_check(x, 0);
+	EACH(x->ps, p)
+		if (!st)
+			st = p->ops->pot_zero(2 * level(p, 0)->ncol, p->wk.mg->x);
+	return st;
+}
+
+/*
+ * Step 8, multigrid: conjugate gradients preconditioned by a V-cycle.
+ * Each iteration sums alpha p into level 0's x and takes alpha q off the
+ * residual b (the recursion of the conjugate gradients), which gives the
+ * largest |D| the field would have with x applied; only when that passes
+ * the test (or at the last iteration, or when the iteration must stop) is
+ * x applied to the field and the test made on the field itself
+ * (apply_check): that is the test that decides, and its b replaces the
+ * recursive one if the iterations go on.  So the field is written and
+ * measured once a solve, not every iteration (docs/model.md).
+ */
 static enum west_status multigrid(struct run *x, const struct west_solve_opts *o)
 {
 	struct west_parts *ps = x->ps;
 	double rz, rz_old = 0.0, pq;
+	int pending = 0;   /* x holds a potential not yet applied */
 	enum west_status st = rhs_check(x, 1);
 
+	EACH(ps, p)
+		if (!st)
+			st = p->ops->pot_zero(2 * level(p, 0)->ncol, p->wk.mg->x);
 	for (long it = 1; !st && !x->r->converged && it <= o->cycles; it++) {
+		double np[WEST_MAX_PARTS][2], n[2];
 		if ((st = precondition(ps)) || (st = dot(ps, VEC_B, VEC_E, &rz)))
 			break;
 		if (!(rz > 0.0))   /* r = 0, nothing left to move (or not a number) */
@@ -370,12 +403,28 @@ static enum west_status multigrid(struct run *x, const struct west_solve_opts *o
 			break;
 		if (!(pq > 0.0))   /* A is positive definite: only rounding or NaN */
 			break;
-		if ((st = apply(ps, (float)o->eta, (float)(rz / pq), VEC_P)))
+		float alpha = (float)(rz / pq);
+		EACH(ps, p) {
+			np[p - ps->part][1] = 0.0;
+			if ((st = p->ops->pot_axpy(2 * level(p, 0)->ncol, alpha, p->wk.mg->p,
+						   p->wk.mg->x)) ||
+			    (st = p->ops->pot_resid(level(p, 0), alpha, p->wk.mg->q,
+						    &np[p - ps->part][0])))
+				break;
+		}
+		if (st || (st = add_norms(ps, np, n)))
 			break;
 		rz_old = rz;
 		x->r->iterations = it;
-		st = rhs_check(x, 0);
+		pending = 1;
+		double rel = x->r->u_ref > 0 ? n[0] * x->r->h / x->r->u_ref : 0.0;
+		if ((x->r->tolerance > 0 && rel <= x->r->tolerance) || it == o->cycles) {
+			st = apply_check(x, o);
+			pending = 0;
+		}
 	}
+	if (!st && pending)
+		st = apply_check(x, o);
 	return st;
 }
 

@@ -39,7 +39,7 @@
  * Inputs, potential kernels: each hill's hierarchy is built on the host
  * (west_mg_build; eta 0.7 on the cut-cell hills, 5 on the staircase one,
  * which coarsens another way); every e and b of every level, and the
- * conjugate-gradient vectors p and q, get deterministic pseudo-random
+ * conjugate-gradient vectors p, q and x, get deterministic pseudo-random
  * values on the cells (0 on the slots without a cell), and the whole block
  * goes to the backend in one upload (west_mg_rebase points a second struct
  * west_mg into it).  Each kernel runs on the backend's copy and its
@@ -87,7 +87,8 @@
  *    back), pot_coarse (the coarsest level with the hierarchy's sweeps, and
  *    level 1, more slots than the GPU's one block has threads, with 3),
  *    pot_matvec (p to q on level 0, e to b on the others), pot_apply (the
- *    faces, and the block untouched), pot_xpby and pot_zero: the block bit
+ *    faces, and the block untouched), pot_xpby, pot_zero, pot_axpy and
+ *    pot_resid (its largest |D| too, exactly: a maximum): the block bit
  *    for bit.
  *  - pot_rhs: the block bit for bit; its norms as the divergence norms'
  *    (max exact, the sum within 1e-12, well above 2 n 2^-53 at n ~ 10^4);
@@ -110,7 +111,7 @@
  *    with halo rows at both ends, jlo = 2, jhi = 1, and at the top only,
  *    jlo = 0, jhi = 3): the sweep, the divergence norms, pot_rhs (the
  *    grid's and level 0's own rows), pot_smooth, pot_matvec, pot_restrict
- *    (the coarse level's own rows) and pot_dot on views, each against the
+ *    (the coarse level's own rows), pot_resid and pot_dot on views, each against the
  *    reference on the same view with the bounds above (the halo rows of
  *    the block and the field, which the reference leaves, compared too);
  *    levels with too few rows for a view are passed over.
@@ -378,6 +379,7 @@ static void fill_block(struct west_mg *h)
 	}
 	fill_level(&h->lv[0], h->p, 7, 10.0);
 	fill_level(&h->lv[0], h->q, 8, 10.0);
+	fill_level(&h->lv[0], h->x, 9, 10.0);
 }
 
 /* The own rows of the view cases (kernels.h): halo rows at both ends, and
@@ -1163,6 +1165,53 @@ static void check_pot_xpby_zero(struct tcase *c)
 	expect_same_block(c, &d, "pot_zero");
 }
 
+/* x += alpha p over level 0's slots, twice (the sum of two steps). */
+static void check_pot_axpy(struct tcase *c)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	size_t n = 2 * c->h.lv[0].ncol;
+	const float alphas[2] = { 0.8125f, -1.375f };
+
+	for (int a = 0; a < 2; a++) {
+		cr_assert_eq(west_pot_axpy_cpu(n, alphas[a], c->h.p, c->h.x), WEST_OK);
+		launched("pot_axpy", be.k->pot_axpy(n, alphas[a], d.p, d.x));
+		expect_same_block(c, &d, "pot_axpy");
+	}
+}
+
+/* b -= alpha q on level 0's open cells of its own rows (view r < NVIEWS,
+ * or the whole), and the largest |b / vol| exactly (a maximum). */
+static void pot_resid_on(struct tcase *c, size_t r)
+{
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	struct west_plevel h = c->h.lv[0], l = d.lv[0];
+	double mc = -1.0, md = -1.0;
+	char what[96];
+
+	if (r < NVIEWS && (!lview(&h, &c->h.lv[0], r) || !lview(&l, &d.lv[0], r)))
+		return;
+	cr_assert_eq(west_pot_resid_cpu(&h, 0.6875f, c->h.q, &mc), WEST_OK);
+	launched("pot_resid", be.k->pot_resid(&l, 0.6875f, d.q, &md));
+	snprintf(what, sizeof what, "pot_resid rows [%zu, %zu)", h.jlo, h.ny - h.jhi);
+	expect_same_block(c, &d, what);
+	cr_assert_gt(mc, 0.0, "%s: %s: no open cell", context, what);
+	cr_assert_eq(memcmp(&mc, &md, sizeof mc), 0, "%s: %s: largest |D| %.9g, backend %.9g",
+		     context, what, mc, md);
+}
+
+static void check_pot_resid(struct tcase *c)
+{
+	pot_resid_on(c, NVIEWS);
+}
+
+static void check_pot_resid_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_resid_on(c, r);
+}
+
 /*
  * The row sums of x . y on level l (a view or the whole; dx, dy the
  * backend's copies), the backend's against the reference's: each row's
@@ -1447,6 +1496,9 @@ static void check_plume_advance(struct tcase *c)
 	X(b, pot_matvec)                     \
 	X(b, pot_matvec_views)               \
 	X(b, pot_xpby_zero)                  \
+	X(b, pot_axpy)                       \
+	X(b, pot_resid)                      \
+	X(b, pot_resid_views)                \
 	X(b, pot_dot)                        \
 	X(b, pot_dot_views)                  \
 	X(b, mg_build)                       \
