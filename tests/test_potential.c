@@ -1105,53 +1105,69 @@ static void expect_rhs(const struct west_grid *g, const struct west_plevel *l,
  * and alpha A x's).  x is random on every cell, land too: a closed cell's
  * x must not reach any face.
  */
-Test(kernels, apply_and_rhs)
-{
+/* kernel_setup's grid and hierarchy with the kernels' view of the grid. */
+struct kfix {
 	struct west_grid g;
 	struct west_mg mg;
 	struct west_levels lv;
 	struct west_kgrid kg;
-	const struct west_plevel *l;
-	const double eta = 0.7, alpha = 0.75;
+};
+
+static const struct west_plevel *kfix_init(struct kfix *k)
+{
 	char err[WEST_ERRLEN] = "";
+	kernel_setup(&k->g, &k->mg);
+	cr_assert_eq(west_levels_init(&k->lv, &k->g, err, sizeof err), WEST_OK, "%s", err);
+	west_kgrid_init(&k->kg, &k->g, &k->lv);
+	return &k->mg.lv[0];
+}
+
+static void kfix_free(struct kfix *k)
+{
+	west_levels_free(&k->lv);
+	west_mg_free(&k->mg);
+	west_grid_free(&k->g);
+}
+
+Test(kernels, apply_and_rhs)
+{
+	struct kfix fx;
+	const struct west_plevel *l = kfix_init(&fx);
+	const struct west_grid *g = &fx.g;
+	const struct west_kgrid *kg = &fx.kg;
+	const double eta = 0.7, alpha = 0.75;
 	float *x, *b0;
 	struct faces f0, f1;
 
-	kernel_setup(&g, &mg);
-	l = &mg.lv[0];
-	cr_assert_eq(west_levels_init(&lv, &g, err, sizeof err), WEST_OK, "%s", err);
-	west_kgrid_init(&kg, &g, &lv);
-	f0 = random_faces(&g, 71);
-	f1 = random_faces(&g, 71);
+	f0 = random_faces(g, 71);
+	f1 = random_faces(g, 71);
 	fill(l, l->b, 72, 1e6, 0);   /* every cell is written */
 	double rn[2], nn[2];
-	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f0.u, f0.v, f0.w, rn), WEST_OK);
-	expect_rhs(&g, l, &f0);
+	cr_assert_eq(west_pot_rhs_cpu(kg, l, f0.u, f0.v, f0.w, rn), WEST_OK);
+	expect_rhs(g, l, &f0);
 	/* its norms are those of the norms kernel */
-	cr_assert_eq(west_divergence_norms_cpu(&kg, f0.u, f0.v, f0.w, nn), WEST_OK);
+	cr_assert_eq(west_divergence_norms_cpu(kg, f0.u, f0.v, f0.w, nn), WEST_OK);
 	cr_expect_eq(rn[0], nn[0], "max |D| %.17g vs %.17g", rn[0], nn[0]);
 	cr_expect_leq(fabs(rn[1] - nn[1]), 1e-12 * nn[1], "sum D^2 %.17g vs %.17g", rn[1], nn[1]);
 	b0 = dup(l->b, 2 * l->ncol);
 	x = vec(l);
 	fill(l, x, 73, 40.0, 0);
-	cr_assert_eq(west_pot_apply_cpu(&kg, l, (float)eta, (float)alpha, x, f1.u, f1.v, f1.w),
+	cr_assert_eq(west_pot_apply_cpu(kg, l, (float)eta, (float)alpha, x, f1.u, f1.v, f1.w),
 		     WEST_OK);
-	expect_applied(&g, l, eta, alpha, x, &f0, &f1);
-	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f1.u, f1.v, f1.w, rn), WEST_OK);
+	expect_applied(g, l, eta, alpha, x, &f0, &f1);
+	cr_assert_eq(west_pot_rhs_cpu(kg, l, f1.u, f1.v, f1.w, rn), WEST_OK);
 	FOR_CELLS(l, i, j, k) {
 		size_t s = slot(l, i, j, k);
 		struct arow r = arow(l, x, i, j, k);
 		double mag, want = b0[s] - alpha * r.ax;
-		vdiv(&g, &f1, i, j, k, &mag);
+		vdiv(g, &f1, i, j, k, &mag);
 		cr_assert_leq(fabs(l->b[s] - want), 1e-5 * (mag + fabs(b0[s]) + alpha * r.scale),
 			      "V D after the update at (%zu, %zu, %zu): %.9g, b - alpha A x %.9g",
 			      i, j, k, (double)l->b[s], want);
 	}
 	free(x), free(b0);
 	faces_free(&f0), faces_free(&f1);
-	west_levels_free(&lv);
-	west_mg_free(&mg);
-	west_grid_free(&g);
+	kfix_free(&fx);
 }
 
 /*
@@ -1164,24 +1180,17 @@ Test(kernels, apply_and_rhs)
  */
 Test(kernels, resid_is_the_rhs_of_the_applied_field)
 {
-	struct west_grid g;
-	struct west_mg mg;
-	struct west_levels lv;
-	struct west_kgrid kg;
-	const struct west_plevel *l;
+	struct kfix fx;
+	const struct west_plevel *l = kfix_init(&fx);
+	const struct west_kgrid *kg = &fx.kg;
 	const double eta = 0.7, alpha = 0.75;
-	char err[WEST_ERRLEN] = "";
 	double rn[2], rec;
 	float *x, *q, *b0, *brec;
 	struct faces f;
 	size_t closed = 0;
 
-	kernel_setup(&g, &mg);
-	l = &mg.lv[0];
-	cr_assert_eq(west_levels_init(&lv, &g, err, sizeof err), WEST_OK, "%s", err);
-	west_kgrid_init(&kg, &g, &lv);
-	f = random_faces(&g, 81);
-	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f.u, f.v, f.w, rn), WEST_OK);
+	f = random_faces(&fx.g, 81);
+	cr_assert_eq(west_pot_rhs_cpu(kg, l, f.u, f.v, f.w, rn), WEST_OK);
 	x = vec(l), q = vec(l);
 	fill(l, x, 83, 40.0, 0);
 	cr_assert_eq(west_pot_matvec_cpu(l, x, q), WEST_OK);
@@ -1192,9 +1201,9 @@ Test(kernels, resid_is_the_rhs_of_the_applied_field)
 	b0 = dup(l->b, 2 * l->ncol);
 	cr_assert_eq(west_pot_resid_cpu(l, (float)alpha, q, &rec), WEST_OK);
 	brec = dup(l->b, 2 * l->ncol);
-	cr_assert_eq(west_pot_apply_cpu(&kg, l, (float)eta, (float)alpha, x, f.u, f.v, f.w),
+	cr_assert_eq(west_pot_apply_cpu(kg, l, (float)eta, (float)alpha, x, f.u, f.v, f.w),
 		     WEST_OK);
-	cr_assert_eq(west_pot_rhs_cpu(&kg, l, f.u, f.v, f.w, rn), WEST_OK);
+	cr_assert_eq(west_pot_rhs_cpu(kg, l, f.u, f.v, f.w, rn), WEST_OK);
 	FOR_CELLS(l, i, j, k) {
 		size_t s = slot(l, i, j, k);
 		struct arow r = arow(l, x, i, j, k);
@@ -1214,9 +1223,7 @@ Test(kernels, resid_is_the_rhs_of_the_applied_field)
 		      rec, rn[0]);
 	free(x), free(q), free(b0), free(brec);
 	faces_free(&f);
-	west_levels_free(&lv);
-	west_mg_free(&mg);
-	west_grid_free(&g);
+	kfix_free(&fx);
 }
 
 /* ================================================================ solvers */
