@@ -340,14 +340,6 @@ static enum west_status precondition(struct west_parts *ps)
 }
 
 /*
- * Step 8, multigrid: preconditioned conjugate gradients on A e = V D,
- * where the residual r (level 0's b) is recomputed from the field each
- * iteration, in the pass of the convergence test, and each step alpha p
- * is applied to the field at once:
- * z = V-cycle(r), beta = (r.z) / (r.z)_previous, p = z + beta p, q = A p,
- * alpha = (r.z) / (p.q), u += alpha T grad p.
- */
-/*
  * The potential summed since the last check (level 0's x) into the field,
  * x zeroed, and the true convergence test with the right-hand side from
  * the field (rhs_check).
@@ -364,7 +356,9 @@ static enum west_status apply_check(struct run *x, const struct west_solve_opts 
 }
 
 /*
- * Step 8, multigrid: conjugate gradients preconditioned by a V-cycle.
+ * Step 8, multigrid: preconditioned conjugate gradients on A e = V D,
+ * r (level 0's b) first from the field: z = V-cycle(r), beta = (r.z) /
+ * (r.z)_previous, p = z + beta p, q = A p, alpha = (r.z) / (p.q).
  * Each iteration sums alpha p into level 0's x and takes alpha q off the
  * residual b (the recursion of the conjugate gradients), which gives the
  * largest |D| the field would have with x applied; only when that passes
