@@ -308,7 +308,10 @@ Test(plume, wind_matches_query)
 	hostk_init(&h);
 	cr_assert(!g.has_convergence);
 	for (int n = 0; n < 2000; n++) {
-		double x = rnd(&s) * (double)g.nx * g.dx, y = rnd(&s) * (double)g.ny * g.dy;
+		double xq = g.x0 + rnd(&s) * (double)g.nx * g.dx;
+		double yq = g.y0 + rnd(&s) * (double)g.ny * g.dy;
+		/* grid-local as the query takes them, so that both see one point */
+		double x = xq - g.x0, y = yq - g.y0;
 		double ground = west_grid_ground_at(&g, x, y), top = g.base + g.zf[g.nz];
 		double z = ground + rnd(&s) * rnd(&s) * (top - ground), um[3];
 		struct west_ppos q;
@@ -320,7 +323,7 @@ Test(plume, wind_matches_query)
 			continue;
 		below += z - ground < h.zlow[q.col] + g.base - ground;
 		west_plume_wind(&h.k, x, y, z, z - ground, &q, um);
-		cr_assert_eq(west_query_point(&g, &f, g.x0 + x, g.y0 + y, z, WEST_ZREF_MSL, &p, err,
+		cr_assert_eq(west_query_point(&g, &f, xq, yq, z, WEST_ZREF_MSL, &p, err,
 					      sizeof err), WEST_OK, "%s", err);
 		cr_assert(p.u == (float)um[0] && p.v == (float)um[1] && p.w == (float)um[2],
 			  "at %g, %g, %g m: kernel %.9g %.9g %.9g, query %.9g %.9g %.9g", x, y, z,
