@@ -29,7 +29,7 @@
  * The index type of the face and cell indices below and of the potential
  * bodies (potential_util.h): size_t, but unsigned (32 bits) where
  * kernels/potential32.cu compiles kernels/potential.cu for the levels
- * whose every index fits (west_pot_fits32, kernels.h).
+ * whose every index fits (west_pot_fits32 in potential.cu).
  */
 #ifndef WEST_IX
 #define WEST_IX size_t

@@ -80,10 +80,6 @@ static int west_pot_fits32(const struct west_plevel *l)
 #define DOT_ROWS 8192
 #define DOT_THREADS 256
 
-#ifndef WEST_POT_NARROW
-static __device__ double dot_rows[DOT_ROWS];
-#endif
-
 /* A level's own rows (kernels.h): jlo <= j < ny - jhi. */
 static inline size_t own_rows(const struct west_plevel *l)
 {
@@ -178,7 +174,29 @@ extern "C" enum west_status POT(west_pot_prolong_cuda)(const struct west_plevel 
 	return WEST_OK;
 }
 
-#ifndef WEST_POT_NARROW   /* the coarsest level is small: 64-bit only */
+static __global__ void matvec_k(struct west_plevel l, const float *x, float *y)
+{
+	WEST_IX i, j, k;
+	west_tid3(&i, &j, &k);
+	j += (WEST_IX)l.jlo;
+	if (i < (WEST_IX)l.nx && j < (WEST_IX)(l.ny - l.jhi))
+		west_pmatvec_at(&l, x, y, i, j, k);
+}
+
+extern "C" enum west_status POT(west_pot_matvec_cuda)(const struct west_plevel *l,
+						      const float *x, float *y)
+{
+	NARROW(l, west_pot_matvec_cuda_ix32(l, x, y));
+	if (own_rows(l) == 0)
+		return WEST_OK;
+	matvec_k<<<west_grid3(l->nx, own_rows(l), l->nz), west_block3()>>>(*l, x, y);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+/* The rest, 64-bit only: the coarsest level is small, and the vector
+ * operations' indices are few. */
+#ifndef WEST_POT_NARROW
 /* One colour pass of the coarsest level by the whole block, then a barrier. */
 static __device__ void coarse_pass(const struct west_plevel &l, int c)
 {
@@ -207,29 +225,9 @@ extern "C" enum west_status west_pot_coarse_cuda(const struct west_plevel *l, in
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
-#endif
 
-static __global__ void matvec_k(struct west_plevel l, const float *x, float *y)
-{
-	WEST_IX i, j, k;
-	west_tid3(&i, &j, &k);
-	j += (WEST_IX)l.jlo;
-	if (i < (WEST_IX)l.nx && j < (WEST_IX)(l.ny - l.jhi))
-		west_pmatvec_at(&l, x, y, i, j, k);
-}
+static __device__ double dot_rows[DOT_ROWS];
 
-extern "C" enum west_status POT(west_pot_matvec_cuda)(const struct west_plevel *l,
-						      const float *x, float *y)
-{
-	NARROW(l, west_pot_matvec_cuda_ix32(l, x, y));
-	if (own_rows(l) == 0)
-		return WEST_OK;
-	matvec_k<<<west_grid3(l->nx, own_rows(l), l->nz), west_block3()>>>(*l, x, y);
-	WEST_CUDA_LOG(cudaGetLastError());
-	return WEST_OK;
-}
-
-#ifndef WEST_POT_NARROW   /* vector operations: 64-bit only */
 /* Sum a block's values in shared memory; thread 0 gets the sum. */
 static __device__ double block_sum(double *sh, double v)
 {

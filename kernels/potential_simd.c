@@ -38,61 +38,13 @@
 #include <string.h>
 
 #include "potential_util.h"
-
-#define VL 8                                    /* cells per vector */
-typedef float vf __attribute__((vector_size(4 * VL)));
-typedef int32_t vi __attribute__((vector_size(4 * VL)));
-typedef uint32_t vu __attribute__((vector_size(4 * VL)));
-
-/* AVX2 on x86-64, checked at each call (a cached flag); see the top. */
-#if defined(__x86_64__)
-#define VEC __attribute__((target("avx2")))
-#define VEC_OK() __builtin_cpu_supports("avx2")
-#else
-#define VEC
-#define VEC_OK() 1
-#endif
-#define INLINE static inline __attribute__((always_inline)) VEC
-#if defined(__GNUC__) && !defined(__clang__)
-/* Vectors pass between always-inlined functions only: no call carries one,
- * so the ABI GCC warns about never applies. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
+#include "simd.h"
 
 /* As potential.c: levels of fewer cells run on one thread. */
 #define PAR_CELLS 32768
 #define PAR(l) ((l)->nx * (l)->ny * (l)->nz >= PAR_CELLS)
 /* As potential.c: a level's own rows, jlo <= j < ny - jhi (kernels.h). */
 #define OWN(l) ((l)->ny - (l)->jlo - (l)->jhi)
-
-INLINE vf vload(const float *p)
-{
-	vf v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-INLINE void vstore(float *p, vf v)
-{
-	memcpy(p, &v, sizeof v);
-}
-
-INLINE vf vsplat(float x)
-{
-	vf v;
-	for (int q = 0; q < VL; q++)
-		v[q] = x;
-	return v;
-}
-
-/* The face codes of VL cells (8 bytes), lane q's in its low byte (the
- * bytes above it are its neighbours': mask them).  Two words shifted by
- * 8 (q mod 4): compilers convert bytes to lanes one by one. */
-INLINE vu lane_codes(uint64_t bytes)
-{
-	uint32_t lo = (uint32_t)bytes, hi = (uint32_t)(bytes >> 32);
-	return (vu){ lo, lo, lo, lo, hi, hi, hi, hi } >> (vu){ 0, 8, 16, 24, 0, 8, 16, 24 };
-}
 
 /* p[0], p[2], ..., p[2 VL - 2]; and p[1], p[3], ...: 2 VL floats read. */
 INLINE vf vevens(const float *p)
@@ -105,19 +57,6 @@ INLINE vf vodds(const float *p)
 {
 	vf a = vload(p), b = vload(p + VL);
 	return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
-}
-
-INLINE uint64_t load8(const uint8_t *p)
-{
-	uint64_t bytes;
-	memcpy(&bytes, p, sizeof bytes);
-	return bytes;
-}
-
-/* a where m is set (all bits of the lane), else b. */
-INLINE vf vselect(vi m, vf a, vf b)
-{
-	return (vf)((m & (vi)a) | (~m & (vi)b));
 }
 
 /* One row (j, k) of colour c of level l, read from x (the colour's cells

@@ -4,8 +4,8 @@
  */
 #include "field.h"
 #include "fieldpool.h"
+#include "simd.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,66 +96,43 @@ int west_field_centre(const struct west_field *f, const struct west_grid *g,
 	return 1;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
 /*
- * The first cells of centre_row 8 at a time with AVX2 (where the processor
- * has it), each lane open_mean's arithmetic on its cell: the divisions by
- * a closed face's transparency become divisions by 1 whose quotient is
- * then not chosen, so every lane gives open_mean's bits.  Returns the
- * cells done (a multiple of 8); 0 without AVX2.  At R64 a snapshot's
- * centres took 0.13 s a cell at a time (docs/benchmarks.md).
+ * The first cells of centre_row VL at a time (simd.h: with AVX2 where the
+ * processor has it), each lane open_mean's arithmetic on its cell: the
+ * divisions by a closed face's transparency become divisions by 1 whose
+ * quotient is then not chosen, so every lane gives open_mean's bits.
+ * Returns the cells done (a multiple of VL); 0 without the vectors.  At
+ * R64 a snapshot's centres took 0.13 s a cell at a time (docs/benchmarks.md).
  */
-typedef float v8f __attribute__((vector_size(32)));
-typedef int32_t v8i __attribute__((vector_size(32)));
-typedef unsigned char v8b __attribute__((vector_size(8)));
-
-__attribute__((target("avx2"))) static v8f load8f(const float *p)
+VEC static size_t centre_row_vec(size_t nx, const float *a, const float *t, size_t face,
+				 size_t step, const unsigned char *land, float fill, float *out)
 {
-	v8f v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-/* a where m is set (all bits of the lane), else b. */
-__attribute__((target("avx2"))) static v8f pick(v8i m, v8f a, v8f b)
-{
-	return (v8f)((m & (v8i)a) | (~m & (v8i)b));
-}
-
-__attribute__((target("avx2"))) static size_t centre_row_avx2(
-	size_t nx, const float *a, const float *t, size_t face, size_t step,
-	const unsigned char *land, float fill, float *out)
-{
-	const v8f zero = { 0 }, one = zero + 1.0f, half = zero + 0.5f, vfill = zero + fill;
+	const vf zero = vsplat(0.0f), one = vsplat(1.0f), half = vsplat(0.5f);
+	const vf vfill = vsplat(fill);
 	size_t i = 0;
 
-	for (; i + 8 <= nx; i += 8, face += 8) {
-		v8f fa = load8f(a + face), ta = load8f(t + face);
-		v8f fb = load8f(a + face + step), tb = load8f(t + face + step);
-		v8b lb;
-		memcpy(&lb, land + i, sizeof lb);
-		v8i za = ta == zero, zb = tb == zero;
-		v8i dry = __builtin_convertvector(lb, v8i) != (v8i){ 0 };
-		v8f qa = fa / pick(za, one, ta), qb = fb / pick(zb, one, tb);
-		v8f both = half * (qa + qb);
-		v8f r = pick(za, pick(zb, zero, qb), pick(zb, qa, both));
-		r = pick(dry, vfill, r);
-		memcpy(out + i, &r, sizeof r);
+	if (!VEC_OK())
+		return 0;
+	for (; i + VL <= nx; i += VL, face += VL) {
+		vf fa = vload(a + face), ta = vload(t + face);
+		vf fb = vload(a + face + step), tb = vload(t + face + step);
+		vi za = ta == zero, zb = tb == zero;
+		vi dry = (vi)(lane_codes(load8(land + i)) & 0xffu) != 0;
+		vf qa = fa / vselect(za, one, ta), qb = fb / vselect(zb, one, tb);
+		vf both = half * (qa + qb);
+		vf r = vselect(za, vselect(zb, zero, qb), vselect(zb, qa, both));
+		vstore(out + i, vselect(dry, vfill, r));
 	}
 	return i;
 }
-#endif
 
 /* Row (j, k) of component comp: faces at face index `face` and `face +
  * step` of the component's face array, transparencies t. */
 static void centre_row(size_t nx, const float *a, const float *t, size_t face, size_t step,
 		       const unsigned char *land, float fill, float *out)
 {
-	size_t i = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
-	if (__builtin_cpu_supports("avx2"))
-		i = centre_row_avx2(nx, a, t, face, step, land, fill, out);
-#endif
+	size_t i = centre_row_vec(nx, a, t, face, step, land, fill, out);
+
 	for (face += i; i < nx; i++, face++)
 		out[i] = land[i] ? fill : open_mean(a[face], t[face], a[face + step],
 						    t[face + step]);
