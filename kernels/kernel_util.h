@@ -4,7 +4,8 @@
  * kernels (kernels/<op>.cu: one thread per element), so that both compute
  * the same expression in the same order.  WEST_HD marks them host and
  * device.  With contraction off on both sides (kernels.h) the results are
- * bit-identical except where a step calls powf, sinf or cosf.
+ * bit-identical except where a step calls sinf, cosf or the power law
+ * (west_profile_factor).
  */
 #ifndef WEST_KERNEL_UTIL_H
 #define WEST_KERNEL_UTIL_H
@@ -60,37 +61,66 @@ WEST_HD int west_kland(const unsigned char *land, size_t nx, size_t ny,
 }
 
 /* 2, 5. Station s's profile at height h above the ground (m): the power
- * law from its measurement height, h floored at WEST_H_MIN and held above
- * its mixing height. */
+ * law (h / height)^p from its measurement height, h floored at WEST_H_MIN
+ * and held above its mixing height.  On the GPU as 2^(p log2(h /
+ * height)), within about 5e-7 of powf and faster than CUDA's powf in
+ * step 5 (docs/benchmarks.md); on the CPU powf, which is faster there
+ * than exp2f and log2f. */
 WEST_HD float west_profile_factor(const struct west_kstation *s, float p, float h)
 {
 	h = fminf(fmaxf(h, WEST_H_MIN), s->mix);
+#ifdef __CUDA_ARCH__
+	return exp2f(p * log2f(h / s->height));
+#else
 	return powf(h / s->height, p);
+#endif
 }
 
+/* Heights one call of west_idw_values (step 5's bodies) takes at most. */
+#define WEST_IDW_LEVELS 4
+
 /*
- * Inverse-distance-squared mean at (x, y) of the stations' values val[s]:
- * sum_s w_s v_s / sum_s w_s with w_s = 1 / d_s^2, or v_s alone for a
- * station within 1 mm of the point.  v_s = val[s], or with pst (profile
- * exponents) val[s] carried to height h above the ground by station s's
- * profile.
+ * Inverse-distance-squared means at (x, y) of the stations' values val[s],
+ * at n <= WEST_IDW_LEVELS heights h[m] above the ground: out[m] = sum_s w_s
+ * v_s / sum_s w_s with w_s = 1 / d_s^2, or v_s alone for the first station
+ * within 1 mm of the point.  v_s = val[s], or with pst (profile exponents)
+ * val[s] carried to h[m] by station s's profile.  Each height's sums are
+ * added in station order, as one height alone gives them: n shares each
+ * station's distance and weight among the heights and changes no value.
  */
+WEST_HD void west_idw_values(size_t ns, const struct west_kstation *st, float x, float y,
+			     const float *val, const float *pst, const float *h, int n,
+			     float *out)
+{
+	float a[WEST_IDW_LEVELS] = { 0.0f }, b = 0.0f;
+	for (size_t s = 0; s < ns; s++) {
+		float ddx = x - st[s].x, ddy = y - st[s].y;
+		float d2 = ddx * ddx + ddy * ddy;
+		int at = d2 < WEST_IDW_AT;
+		float wgt = at ? 0.0f : 1.0f / d2;
+		for (int m = 0; m < WEST_IDW_LEVELS && m < n; m++) {
+			float v = pst ? val[s] * west_profile_factor(&st[s], pst[s], h[m]) : val[s];
+			if (at)
+				out[m] = v;
+			else
+				a[m] += wgt * v;
+		}
+		if (at)
+			return;
+		b += wgt;
+	}
+	for (int m = 0; m < WEST_IDW_LEVELS && m < n; m++)
+		out[m] = a[m] / b;
+}
+
+/* The same at one height. */
 WEST_HD float west_idw_value(size_t ns, const struct west_kstation *st,
 			     float x, float y, const float *val,
 			     const float *pst, float h)
 {
-	float a = 0.0f, b = 0.0f;
-	for (size_t s = 0; s < ns; s++) {
-		float ddx = x - st[s].x, ddy = y - st[s].y;
-		float d2 = ddx * ddx + ddy * ddy;
-		float v = pst ? val[s] * west_profile_factor(&st[s], pst[s], h) : val[s];
-		if (d2 < WEST_IDW_AT)
-			return v;
-		float wgt = 1.0f / d2;
-		a += wgt * v;
-		b += wgt;
-	}
-	return a / b;
+	float out;
+	west_idw_values(ns, st, x, y, val, pst, &h, 1, &out);
+	return out;
 }
 
 /* ---------------------------------------------------- per-element bodies */
@@ -150,25 +180,38 @@ WEST_HD float west_face_height(const struct west_kgrid *g, float gf, size_t k)
 	return fmaxf(g->zc[k] - gf, 0.5f * (top - gf));
 }
 
-/* 5. u on x-face (i, j, k) and v on y-face (i, j, k); face centres from
+/* 5. u on x-faces (i, j, k0 + m) and v on y-faces (i, j, k0 + m), m < n
+ * (n <= WEST_IDW_LEVELS, k0 + n <= nz), into out[m]; face centres from
  * the global row j + jg (kernels.h, views). */
-WEST_HD float west_interp_u_at(const struct west_kgrid *g, size_t ns,
+WEST_HD void west_interp_faces(const struct west_kgrid *g, size_t ns,
 			       const struct west_kstation *st, const float *pst,
-			       const float *us, size_t i, size_t j, size_t k)
+			       const float *val, float x, float y, float gr, size_t k0,
+			       int n, float *out)
+{
+	float h[WEST_IDW_LEVELS];
+	for (int m = 0; m < WEST_IDW_LEVELS && m < n; m++)
+		h[m] = west_face_height(g, gr, k0 + (size_t)m);
+	west_idw_values(ns, st, x, y, val, pst, h, n, out);
+}
+WEST_HD void west_interp_u_at(const struct west_kgrid *g, size_t ns,
+			      const struct west_kstation *st, const float *pst,
+			      const float *us, size_t i, size_t j, size_t k0, int n,
+			      float *out)
 {
 	float x = (float)i * g->dx, y = ((float)(j + g->jg) + 0.5f) * g->dy;
 	float gr = west_face_ground(g->ground, (long)i - 1, (long)i, (long)g->nx,
 				    1, j * g->nx);
-	return west_idw_value(ns, st, x, y, us, pst, west_face_height(g, gr, k));
+	west_interp_faces(g, ns, st, pst, us, x, y, gr, k0, n, out);
 }
-WEST_HD float west_interp_v_at(const struct west_kgrid *g, size_t ns,
-			       const struct west_kstation *st, const float *pst,
-			       const float *vs, size_t i, size_t j, size_t k)
+WEST_HD void west_interp_v_at(const struct west_kgrid *g, size_t ns,
+			      const struct west_kstation *st, const float *pst,
+			      const float *vs, size_t i, size_t j, size_t k0, int n,
+			      float *out)
 {
 	float x = ((float)i + 0.5f) * g->dx, y = (float)(j + g->jg) * g->dy;
 	float gr = west_face_ground(g->ground, (long)j - 1, (long)j, (long)g->ny,
 				    g->nx, i);
-	return west_idw_value(ns, st, x, y, vs, pst, west_face_height(g, gr, k));
+	west_interp_faces(g, ns, st, pst, vs, x, y, gr, k0, n, out);
 }
 
 /* 6, 7. Whether x-, y- or z-face (i, j, k) touches land (the ground

@@ -16,7 +16,8 @@
  * Arithmetic: the CPU references are built with -ffp-contract=off and the
  * kernels with nvcc --fmad=false, so both round every operation in the
  * same order (IEEE-754 binary32, division correctly rounded); the only
- * differences left are the libraries' powf, sinf, cosf (a few ulp).
+ * differences left are sinf, cosf and the power law (powf on the CPU,
+ * exp2f and log2f on the GPU: kernel_util.h), a few ulp.
  *
  * The WEST steps (docs/design.md section 3, docs/model.md) share two views:
  * struct west_kgrid, what a kernel needs of the grid (grid.h layouts; its

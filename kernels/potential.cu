@@ -11,7 +11,7 @@
  *
  * The coarsest level's solve runs in one block of COARSE_THREADS threads
  * that sweep all its cells, with a barrier between colour passes: one
- * launch instead of 4 per sweep.
+ * launch instead of 4 per sweep; e in shared memory where it fits.
  *
  * The colour pass, the operator and the restriction launch over the
  * level's own rows (the coarse level's for the restriction; kernels.h),
@@ -35,10 +35,11 @@
 
 /*
  * kernels/potential32.cu compiles this file again with WEST_IX unsigned:
- * the colour pass, restriction, prolongation, operator and field update
- * with 32-bit indices, named *_ix32.  The launchers here call those for
- * every level whose indices fit (west_pot_fits32), and their own 64-bit
- * kernels otherwise or when west_pot_cuda_wide(1) asks (WEST_CUDA_INDEX64).
+ * the colour pass, restriction, prolongation, operator, field update and
+ * coarsest solve with 32-bit indices, named *_ix32.  The launchers here
+ * call those for every level whose indices fit (west_pot_fits32), and
+ * their own 64-bit kernels otherwise or when west_pot_cuda_wide(1) asks
+ * (WEST_CUDA_INDEX64).
  * Both run the same arithmetic on the same values: bit for bit the same.
  */
 #ifdef WEST_POT_NARROW
@@ -58,6 +59,7 @@ __typeof__(west_pot_smooth_cpu) west_pot_smooth_cuda_ix32;
 __typeof__(west_pot_restrict_cpu) west_pot_restrict_cuda_ix32;
 __typeof__(west_pot_prolong_cpu) west_pot_prolong_cuda_ix32;
 __typeof__(west_pot_matvec_cpu) west_pot_matvec_cuda_ix32;
+__typeof__(west_pot_coarse_cpu) west_pot_coarse_cuda_ix32;
 }
 
 static int wide;   /* west_pot_cuda_wide */
@@ -77,6 +79,7 @@ static int west_pot_fits32(const struct west_plevel *l)
 #endif
 
 #define COARSE_THREADS 256
+#define COARSE_SHARED 4096   /* slots (16 KB) */
 #define DOT_ROWS 8192
 #define DOT_THREADS 256
 
@@ -194,15 +197,20 @@ extern "C" enum west_status POT(west_pot_matvec_cuda)(const struct west_plevel *
 	return WEST_OK;
 }
 
-/* The rest, 64-bit only: the coarsest level is small, and the vector
- * operations' indices are few. */
-#ifndef WEST_POT_NARROW
-/* One colour pass of the coarsest level by the whole block, then a barrier. */
+/*
+ * The coarsest level's sweeps from e = 0, in one block: thread x takes
+ * slots x, x + COARSE_THREADS, ... of each colour pass, with a barrier
+ * after each.  With COARSE_SHARED slots or fewer (every hierarchy's
+ * coarsest level), e lives in shared memory for the sweeps and is written
+ * back once; the level's b and conductances are read where they are.
+ * The same arithmetic on the same values either way.
+ */
 static __device__ void coarse_pass(const struct west_plevel &l, int c)
 {
-	for (size_t s = threadIdx.x; s < l.ncol; s += blockDim.x) {
-		size_t t = s % l.hx, j = s / l.hx % l.ny, k = s / l.hx / l.ny;
-		if (2 * t + ((j + k + (size_t)c) & 1) < l.nx)
+	WEST_IX hx = (WEST_IX)l.hx, ny = (WEST_IX)l.ny;
+	for (WEST_IX s = threadIdx.x; s < (WEST_IX)l.ncol; s += COARSE_THREADS) {
+		WEST_IX r = s / hx, t = s - r * hx, k = r / ny, j = r - k * ny;
+		if (2 * t + ((j + k + (WEST_IX)c) & 1) < (WEST_IX)l.nx)
 			west_psmooth_at(&l, 1.0f, c, t, j, k);
 	}
 	__syncthreads();
@@ -210,22 +218,34 @@ static __device__ void coarse_pass(const struct west_plevel &l, int c)
 
 static __global__ void coarse_k(struct west_plevel l, int sweeps)
 {
-	for (size_t s = threadIdx.x; s < 2 * l.ncol; s += blockDim.x)
-		l.e[s] = 0.0f;
+	__shared__ float e[COARSE_SHARED];
+	WEST_IX n = 2 * (WEST_IX)l.ncol;
+	struct west_plevel m = l;
+
+	if (n <= COARSE_SHARED)
+		m.e = e;
+	for (WEST_IX s = threadIdx.x; s < n; s += COARSE_THREADS)
+		m.e[s] = 0.0f;
 	__syncthreads();
-	for (int n = 0; n < sweeps; n++)
-		coarse_pass(l, 0), coarse_pass(l, 1);
-	for (int n = 0; n < sweeps; n++)
-		coarse_pass(l, 1), coarse_pass(l, 0);
+	for (int i = 0; i < sweeps; i++)
+		coarse_pass(m, 0), coarse_pass(m, 1);
+	for (int i = 0; i < sweeps; i++)
+		coarse_pass(m, 1), coarse_pass(m, 0);
+	if (m.e != l.e)
+		for (WEST_IX s = threadIdx.x; s < n; s += COARSE_THREADS)
+			l.e[s] = e[s];
 }
 
-extern "C" enum west_status west_pot_coarse_cuda(const struct west_plevel *l, int sweeps)
+extern "C" enum west_status POT(west_pot_coarse_cuda)(const struct west_plevel *l, int sweeps)
 {
+	NARROW(l, west_pot_coarse_cuda_ix32(l, sweeps));
 	coarse_k<<<1, COARSE_THREADS>>>(*l, sweeps);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }
 
+/* The rest, 64-bit only: the vector operations' indices are few. */
+#ifndef WEST_POT_NARROW
 static __device__ double dot_rows[DOT_ROWS];
 
 /* Sum a block's values in shared memory; thread 0 gets the sum. */
@@ -312,20 +332,20 @@ static __device__ unsigned resid_max;
 
 #define RESID_BLOCKS 1024   /* a block takes many slots: one atomic each */
 
-/* The own rows' slots of level l, taken n = 0, 1, ... in runs of hx * own
- * (one colour, one level k), a grid-stride loop; each block's largest
- * into resid_max. */
+/* The own rows' slots of level l: block (p, b) takes plane p = (colour,
+ * level k) = (p / nz, p % nz), whose own slots are one run of hx * own,
+ * in a stride loop over its gridDim.y blocks; each block's largest into
+ * resid_max. */
 static __global__ void resid_k(struct west_plevel l, float alpha, const float *q)
 {
 	__shared__ unsigned warps[WEST_B1 / 32];
-	size_t own = l.ny - l.jlo - l.jhi, run = l.hx * own, n_all = 2 * l.nz * run;
+	size_t c = blockIdx.x / l.nz, k = blockIdx.x % l.nz;
+	size_t run = l.hx * (l.ny - l.jlo - l.jhi), s0 = c * l.ncol + l.hx * (l.jlo + l.ny * k);
 	float m = 0.0f;
 
-	for (size_t n = blockIdx.x * (size_t)WEST_B1 + threadIdx.x; n < n_all;
-	     n += (size_t)gridDim.x * WEST_B1) {
-		size_t seg = n / run, c = seg / l.nz, k = seg % l.nz;
-		size_t s = c * l.ncol + l.hx * (l.jlo + l.ny * k) + n % run;
-		float d = west_presid_step_at(&l, alpha, q, s, k);
+	for (size_t n = blockIdx.y * (size_t)WEST_B1 + threadIdx.x; n < run;
+	     n += (size_t)gridDim.y * WEST_B1) {
+		float d = west_presid_step_at(&l, alpha, q, s0 + n, k);
 		m = d > m || d != d ? d : m;
 	}
 	unsigned w = __reduce_max_sync(0xffffffffu, __float_as_uint(m));
@@ -343,16 +363,19 @@ static __global__ void resid_k(struct west_plevel l, float alpha, const float *q
 extern "C" enum west_status west_pot_resid_cuda(const struct west_plevel *l0, float alpha,
 						const float *q, double *max)
 {
-	size_t n = 2 * l0->nz * l0->hx * own_rows(l0);
-	unsigned bits = 0, blocks = west_grid1(n);
+	size_t run = l0->hx * own_rows(l0), planes = 2 * l0->nz;
+	unsigned bits = 0, per = west_grid1(run);
 	float m;
 
 	*max = 0.0;
-	if (n == 0)
+	if (run == 0)
 		return WEST_OK;
+	/* about RESID_BLOCKS blocks in all, at least one a plane */
+	if (per > RESID_BLOCKS / planes)
+		per = RESID_BLOCKS / planes > 0 ? (unsigned)(RESID_BLOCKS / planes) : 1;
 	WEST_CUDA_LOG(cudaMemcpyToSymbolAsync(resid_max, &bits, sizeof bits, 0,
 					      cudaMemcpyHostToDevice, cudaStreamPerThread));
-	resid_k<<<blocks < RESID_BLOCKS ? blocks : RESID_BLOCKS, WEST_B1>>>(*l0, alpha, q);
+	resid_k<<<dim3((unsigned)planes, per), WEST_B1>>>(*l0, alpha, q);
 	WEST_CUDA_LOG(cudaGetLastError());
 	WEST_CUDA_LOG(cudaMemcpyFromSymbolAsync(&bits, resid_max, sizeof bits, 0,
 						cudaMemcpyDeviceToHost, cudaStreamPerThread));

@@ -81,13 +81,14 @@ struct cuda_state {
 	/* download staging */
 	void *stage[2];
 	cudaEvent_t done[2];
-	/* u and v of a page-locked field come down on `copy` while step 9
-	 * runs (uv_final): uv_field is the field they go to, uv_started set
-	 * while they are in flight */
+	/* a page-locked field's u and v come down on `copy` while step 9
+	 * runs, its w and classes while the last norms run (final, model.h):
+	 * early_field is the field they go to, early the EARLY_ bits of the
+	 * copies in flight */
 	cudaStream_t copy;
-	cudaEvent_t uv_ready;
-	struct west_field *uv_field;
-	int uv_started;
+	cudaEvent_t early_ready;
+	struct west_field *early_field;
+	unsigned early;
 	int uv_early;                 /* WEST_CUDA_EARLY_UV is not "0" */
 	int index64;                  /* WEST_CUDA_INDEX64 is "1" */
 };
@@ -339,7 +340,7 @@ static enum west_status cuda_init(void **state, char *err, size_t errlen)
 			      err, errlen);
 	}
 	WEST_CUDA_TRY(cudaStreamCreateWithFlags(&s->copy, cudaStreamNonBlocking), err, errlen);
-	WEST_CUDA_TRY(cudaEventCreateWithFlags(&s->uv_ready, cudaEventDisableTiming), err,
+	WEST_CUDA_TRY(cudaEventCreateWithFlags(&s->early_ready, cudaEventDisableTiming), err,
 		      errlen);
 	return WEST_OK;
 }
@@ -389,8 +390,8 @@ static void cuda_free(void *state)
 	}
 	if (s->copy)
 		cudaStreamDestroy(s->copy);
-	if (s->uv_ready)
-		cudaEventDestroy(s->uv_ready);
+	if (s->early_ready)
+		cudaEventDestroy(s->early_ready);
 	free(s);
 }
 
@@ -643,57 +644,80 @@ static enum west_status download(struct cuda_state *s, void *dst, const void *sr
 	return st;
 }
 
-/* uv_final (model.h) for a page-locked field: u and v are final once
- * step 8 is done; they come down on the copy stream while step 9 and the
- * last norms run on the compute stream. */
-static enum west_status uv_down(void *ctx)
+/* The arrays of a page-locked field f: EARLY_UV (u, v), EARLY_W (w and
+ * the classes). */
+enum { EARLY_UV = 1, EARLY_W = 2 };
+
+struct array {
+	void *dst;
+	const void *src;
+	size_t bytes;
+};
+
+static size_t field_arrays(const struct cuda_state *s, struct west_field *f, unsigned which,
+			   struct array *a)
+{
+	const struct west_grid *g = s->grid;
+	size_t n = 0;
+	if (which & EARLY_W) {
+		a[n++] = (struct array){ f->w, s->d.w, west_grid_nzfaces(g) * sizeof(float) };
+		a[n++] = (struct array){ f->stability, s->d.cls, g->nx * g->ny };
+	}
+	if (which & EARLY_UV) {
+		a[n++] = (struct array){ f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float) };
+		a[n++] = (struct array){ f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float) };
+	}
+	return n;
+}
+
+/* final (model.h) for a page-locked field: u and v once step 8 is done, w
+ * and the classes once step 9's kernel is; they come down on the copy
+ * stream while the compute stream goes on (step 9, the last norms). */
+static enum west_status down_early(void *ctx, int step)
 {
 	struct cuda_state *s = ctx;
-	struct west_field *f = s->uv_field;
-	const struct west_grid *g = s->grid;
+	unsigned which = step == WEST_STEP_DIVMIN ? EARLY_UV : EARLY_W;
+	struct array a[4];
+	size_t n = field_arrays(s, s->early_field, which, a);
 
-	WEST_CUDA_LOG(cudaEventRecord(s->uv_ready, cudaStreamPerThread));
-	WEST_CUDA_LOG(cudaStreamWaitEvent(s->copy, s->uv_ready, 0));
-	WEST_CUDA_LOG(cudaMemcpyAsync(f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float),
-				      cudaMemcpyDeviceToHost, s->copy));
-	s->uv_started = 1;
-	WEST_CUDA_LOG(cudaMemcpyAsync(f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float),
-				      cudaMemcpyDeviceToHost, s->copy));
+	WEST_CUDA_LOG(cudaEventRecord(s->early_ready, cudaStreamPerThread));
+	WEST_CUDA_LOG(cudaStreamWaitEvent(s->copy, s->early_ready, 0));
+	s->early |= which;
+	for (size_t i = 0; i < n; i++)
+		WEST_CUDA_LOG(cudaMemcpyAsync(a[i].dst, a[i].src, a[i].bytes,
+					      cudaMemcpyDeviceToHost, s->copy));
 	return WEST_OK;
 }
 
-/* The copies uv_down started, complete (also after a failed run: the
+/* The copies down_early started, complete (also after a failed run: the
  * field's buffer is not given back while they write into it). */
-static enum west_status uv_wait(struct cuda_state *s, char *err, size_t errlen)
+static enum west_status early_wait(struct cuda_state *s, char *err, size_t errlen)
 {
-	if (!s->uv_started)
+	if (!s->early)
 		return WEST_OK;
-	s->uv_started = 0;
+	s->early = 0;
 	WEST_CUDA_TRY(cudaStreamSynchronize(s->copy), err, errlen);
 	return WEST_OK;
 }
 
 /* The field's arrays from the device: into page-locked memory (a pool's
- * buffer: fieldpool.h) by one asynchronous copy each, waited for at once;
- * into other memory through the staging buffers. */
+ * buffer: fieldpool.h) by one asynchronous copy each of those not on
+ * their way already (down_early), waited for at once; into other memory
+ * through the staging buffers. */
 static enum west_status download_field(struct cuda_state *s, struct west_field *f,
 				       char *err, size_t errlen)
 {
 	const struct west_grid *g = s->grid;
 	enum west_status st;
-	if (f->pinned) {   /* straight in; u and v perhaps on their way (uv_down) */
-		struct { void *dst; const void *src; size_t bytes; } a[] = {
-			{ f->w, s->d.w, west_grid_nzfaces(g) * sizeof(float) },
-			{ f->stability, s->d.cls, g->nx * g->ny },
-			{ f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float) },
-			{ f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float) },
-		};
-		for (size_t i = 0; i < (s->uv_started ? 2 : 4); i++)
+	if (f->pinned) {
+		struct array a[4];
+		size_t n = field_arrays(s, f, (EARLY_UV | EARLY_W) & ~s->early, a);
+		for (size_t i = 0; i < n; i++)
 			WEST_CUDA_TRY(cudaMemcpyAsync(a[i].dst, a[i].src, a[i].bytes,
 						      cudaMemcpyDeviceToHost, cudaStreamPerThread),
 				      err, errlen);
 		WEST_CUDA_TRY(cudaStreamSynchronize(cudaStreamPerThread), err, errlen);
-		return uv_wait(s, err, errlen);
+		return early_wait(s, err, errlen);
 	}
 	if ((st = download(s, f->u, s->d.u, west_grid_nxfaces(g) * sizeof(float), err, errlen)) ||
 	    (st = download(s, f->v, s->d.v, west_grid_nyfaces(g) * sizeof(float), err, errlen)) ||
@@ -739,12 +763,12 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 	struct west_work wk = {
 		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
 		.mg = &s->mg, .vgraph = s->graphs ? &s->vgraph : NULL,
-		.uv_final = f->pinned && s->uv_early ? uv_down : NULL, .uv_ctx = s,
+		.final = f->pinned && s->uv_early ? down_early : NULL, .final_ctx = s,
 		.land_seconds = s->land_seconds,
 		.transparency_seconds = s->transparency_seconds,
 	};
 	ro.eta = west_model_eta(opts, obs);
-	s->uv_field = f;
+	s->early_field = f;
 	if ((st = cuda_hierarchy(s, o, err, errlen)) ||
 	    (st = reserve_stations(s, obs->n, err, errlen)) ||
 	    (st = upload_stations(s, obs, o, &wk, err, errlen)) ||
@@ -752,7 +776,7 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 				   &f->report, progress, ctx, err, errlen)) ||
 	    (st = download_field(s, f, err, errlen))) {
 		char ignore[WEST_ERRLEN];
-		uv_wait(s, ignore, sizeof ignore);
+		early_wait(s, ignore, sizeof ignore);
 		return st;
 	}
 	f->valid_time = obs->valid_time;
@@ -767,7 +791,7 @@ static void cuda_describe(void *state, char *buf, size_t len)
 	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s%s%s",
 		 s->device, s->name, s->cc_major, s->cc_minor, s->sms,
 		 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs",
-		 s->uv_early ? "" : ", u and v after the run",
+		 s->uv_early ? "" : ", the field after the run",
 		 s->index64 ? ", 64-bit indices" : "");
 }
 

@@ -234,10 +234,13 @@ static enum west_status steps(struct run *x, const struct west_solve_opts *o)
 	step_report(x, WEST_STEP_TRANSPARENCY, w0->transparency_seconds);
 	if ((st = west_minimize(x, o)) || (st = step_done(x, WEST_STEP_DIVMIN)))
 		return st;
-	EACH_PART(x, st, wk->uv_final ? wk->uv_final(wk->uv_ctx) : WEST_OK);
+	EACH_PART(x, st, wk->final ? wk->final(wk->final_ctx, WEST_STEP_DIVMIN) : WEST_OK);
 	if (st)
 		return st;
 	EACH_PART(x, st, k->divremoval(&wk->kg, wk->u, wk->v, wk->w));
+	if (st)
+		return st;
+	EACH_PART(x, st, wk->final ? wk->final(wk->final_ctx, WEST_STEP_DIVREMOVAL) : WEST_OK);
 	if (st || (st = west_measure(x, &x->r->final)))
 		return st;
 	return step_done(x, WEST_STEP_DIVREMOVAL);

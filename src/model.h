@@ -219,10 +219,13 @@ struct west_work {
 	float *u, *v, *w;           /* the field's faces */
 	const struct west_mg *mg;   /* the potential solvers' hierarchy (its
 				       arrays in the backend's memory) */
-	/* Called once step 8 is done, before step 9 (which writes only w):
-	 * the backend may start bringing u and v down then (NULL: none). */
-	enum west_status (*uv_final)(void *ctx);
-	void *uv_ctx;
+	/* Called as parts of the field become final, with the step that
+	 * made them so: WEST_STEP_DIVMIN once step 8 is done (u and v: step
+	 * 9 writes only w), WEST_STEP_DIVREMOVAL once step 9's kernel is
+	 * (w; the last norms only read it).  The backend may start bringing
+	 * them down then (NULL: none). */
+	enum west_status (*final)(void *ctx, int step);
+	void *final_ctx;
 	void **vgraph;              /* where the backend keeps the multigrid
 				       V-cycle recorded for mg (graph_begin),
 				       *vgraph NULL until then; NULL: not

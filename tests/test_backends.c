@@ -55,8 +55,8 @@
  * potential_util.h: every operation is IEEE binary32 round-to-nearest,
  * division correctly rounded, in the same order on both sides, and no two
  * cells of one colour share a face, so the order of the cells within a
- * pass does not matter (kernels.h).  What is left: the libraries' powf,
- * sinf and cosf (a few ulp), and sums of many terms in another order.
+ * pass does not matter (kernels.h).  What is left: sinf, cosf and the
+ * power law (powf on the CPU, exp2f and log2f on the GPU; a few ulp), and sums of many terms in another order.
  *  - stability, land, transparency, speed zero: exact.  Classes and masks
  *    are integers from identical arithmetic (land from zcalt in double by
  *    grid.c's west_grid_land_altitudes; on the cut-cell hills the
@@ -68,7 +68,8 @@
  *    ulp of an 8 m/s speed: a component near 0, wind from 180 or 270
  *    degrees, has no relative accuracy to speak of), because of sinf and
  *    cosf; w exactly 0.
- *  - interpolate: the same bound, because of powf (the station profiles).
+ *  - interpolate: the same bound, because of the power law (the station
+ *    profiles).
  *  - divergence norms: max |D| exact (each D in float in the same order,
  *    |D| exact); the sum of D^2 within 2 n 2^-53 of it (n cells): each D^2
  *    of a float D is exact in double, only the order of the n additions
@@ -982,8 +983,10 @@ static void check_pot_prolong(struct tcase *c)
 	}
 }
 
-/* The coarsest level with the hierarchy's sweep count, and level 1 (more
- * slots than the GPU's one block has threads) with 3. */
+/* The coarsest level with the hierarchy's sweep count, level 1 (more
+ * slots than the GPU's one block has threads) with 3, and level 0 (more
+ * than the CUDA kernel keeps in shared memory, kernels/potential.cu) with
+ * 1. */
 static void check_pot_coarse(struct tcase *c)
 {
 	struct west_kgrid dk = be_kgrid(c);
@@ -997,6 +1000,10 @@ static void check_pot_coarse(struct tcase *c)
 	cr_assert_eq(west_pot_coarse_cpu(&c->h.lv[1], 3), WEST_OK);
 	launched("pot_coarse", be.k->pot_coarse(&d.lv[1], 3));
 	expect_same_block(c, &d, "pot_coarse, level 1");
+	cr_assert_gt(2 * c->h.lv[0].ncol, 4096);
+	cr_assert_eq(west_pot_coarse_cpu(&c->h.lv[0], 1), WEST_OK);
+	launched("pot_coarse", be.k->pot_coarse(&d.lv[0], 1));
+	expect_same_block(c, &d, "pot_coarse, level 0");
 }
 
 /* q = A p on level 0; b = A e on the coarser levels; on view r of each

@@ -538,6 +538,39 @@ Test(interpolate, station_at_face_gives_its_value)
 	hg_free(&h);
 }
 
+/*
+ * Step 5's bodies take WEST_IDW_LEVELS heights at once, each station's
+ * weight computed once for them: every height must get the bits it gets
+ * alone (west_idw_value), away from the stations and at one of them (the
+ * first within 1 mm wins), with and without profiles, for every n.
+ */
+Test(interpolate, heights_together_as_alone)
+{
+	const struct west_kstation st[3] = {
+		{ .x = 100.0f, .y = 40.0f, .height = 10, .mix = 300 },
+		{ .x = -70.0f, .y = 90.0f, .height = 6, .mix = 150 },
+		{ .x = 10.0f, .y = 10.0f, .height = 2, .mix = 80 },
+	};
+	const float pst[3] = { 0.14f, 0.35f, 0.55f }, val[3] = { 4.5f, -2.25f, 1.75f };
+	const float h[WEST_IDW_LEVELS] = { 0.4f, 7.0f, 95.0f, 1000.0f };
+	const float pts[3][2] = { { 33.0f, -12.0f }, { 10.0f, 10.0005f }, { 100.0f, 40.0f } };
+
+	for (int p = 0; p < 3; p++)
+		for (int n = 1; n <= WEST_IDW_LEVELS; n++)
+			for (int prof = 0; prof < 2; prof++) {
+				float out[WEST_IDW_LEVELS];
+				const float *ps = prof ? pst : NULL;
+				west_idw_values(3, st, pts[p][0], pts[p][1], val, ps, h, n, out);
+				for (int m = 0; m < n; m++) {
+					float one = west_idw_value(3, st, pts[p][0], pts[p][1], val, ps,
+								   h[m]);
+					cr_expect(memcmp(&out[m], &one, sizeof one) == 0,
+						  "point %d, n %d, profiles %d, height %g: %.9g "
+						  "together, %.9g alone", p, n, prof, h[m], out[m], one);
+				}
+			}
+}
+
 /* ---- 6. speed zero and 7. transparency ------------------------------------ */
 
 /* 3 x 3 x 3 cells of 10 m, one land cell in the middle, (1, 1, 1). */
