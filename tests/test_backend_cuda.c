@@ -10,7 +10,7 @@
  *
  * Sor runs (cuda_backend: run_matches_cpu and the rest): tolerance 0 (so
  * both do exactly 200 iterations), check interval 10.  Stability classes:
- * exact.  Faces: the initial faces differ by at most ~8 ulp relative
+ * exact.  Faces: the initial faces differ by at most ~10 ulp relative
  * (sinf, cosf in step 3; in step 5 the power law, powf here and exp2f
  * and log2f on the GPU: kernel_util.h); the sweep is linear in the field
  * and does not amplify a perturbation in the energy norm (omega in
