@@ -56,7 +56,8 @@
  * division correctly rounded, in the same order on both sides, and no two
  * cells of one colour share a face, so the order of the cells within a
  * pass does not matter (kernels.h).  What is left: sinf, cosf and the
- * power law (powf on the CPU, exp2f and log2f on the GPU; a few ulp), and sums of many terms in another order.
+ * power law (powf on the CPU, exp2f and log2f on the GPU; a few ulp), and
+ * sums of many terms in another order.
  *  - stability, land, transparency, speed zero: exact.  Classes and masks
  *    are integers from identical arithmetic (land from zcalt in double by
  *    grid.c's west_grid_land_altitudes; on the cut-cell hills the
