@@ -2,10 +2,10 @@
  * interpolate.cu: WEST step 5 on the GPU, one thread per (i, j, kc) of the
  * (nx + 1) x (ny + 1) x ceil(nz / WEST_IDW_LEVELS) index space covering x-
  * and y-faces, each taking the WEST_IDW_LEVELS levels from kc
- * WEST_IDW_LEVELS up (each station's weight computed once for them); must match kernels/interpolate.c
- * (west_interpolate_cpu): both call west_interp_u_at and west_interp_v_at
- * (kernel_util.h); the power law differs by a few ulp (powf there, exp2f
- * and log2f here).
+ * WEST_IDW_LEVELS up (each station's weight computed once for them); must
+ * match kernels/interpolate.c (west_interpolate_cpu): both call
+ * west_interp_u_at and west_interp_v_at (kernel_util.h); the power law
+ * differs by a few ulp (powf there, exp2f and log2f here).
  */
 #include "cuda_check.h"
 #include "cuda_launch.cuh"
