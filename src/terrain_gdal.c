@@ -251,6 +251,14 @@ static enum west_status check_crs(struct gd_raster *r, char *err, size_t errlen)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: its CRS '%s' is a local (engineering) CRS, not placed on the earth; give it a real one (gdal_edit.py -a_srs EPSG:NNNN FILE)",
 				 r->path, srs_name(r->srs));
+	/* Earth-centred x, y, z are no raster's plane; and PROJ 9.1 overflows
+	 * its stack (Extent::intersects recursing) when GDAL sets up a warp
+	 * from one.  Found by tests/fuzz/fuzz_dem_gdal (corpus
+	 * dem_gdal/geocentric_crs.tif). */
+	if (OSRIsGeocentric(r->srs))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "%s: its CRS '%s' is geocentric (earth-centred x, y, z), not a map projection or longitude and latitude; give it the raster's real CRS (gdal_edit.py -a_srs EPSG:NNNN FILE)",
+				 r->path, srs_name(r->srs));
 	return geographic_id(r, err, errlen);
 }
 

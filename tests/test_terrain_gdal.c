@@ -900,6 +900,20 @@ Test(gdal_bad, geographic_crs_with_a_geocentric_id)
 		    "is identified as EPSG:4342, which is a geocentric CRS (EST97)");
 }
 
+/* A raster whose CRS is geocentric (IGS97, EPSG 9001: earth-centred x, y,
+ * z): no map plane, and PROJ 9.1 overflows its stack when GDAL sets up a
+ * warp from it, so it is refused first.  Found by tests/fuzz/fuzz_dem_gdal,
+ * a stack overflow in libproj; the file is its reproducer. */
+Test(gdal_bad, geocentric_crs)
+{
+	char p[PATH_MAX];
+	struct west_dem g;
+
+	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dem_gdal/geocentric_crs.tif", WEST_SRCDIR);
+	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
+		    "is geocentric (earth-centred x, y, z), not a map projection");
+}
+
 Test(gdal_bad, complex_values)
 {
 	double h = 300.0;
