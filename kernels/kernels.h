@@ -281,6 +281,12 @@ enum west_status west_pot_apply_cpu(const struct west_kgrid *g,
 enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,
 				     int colour);
 
+/* e = 0 (every slot of both colours, every row), then one colour pass as
+ * west_pot_smooth_cpu's: the bits of west_pot_zero_cpu(2 ncol, e) and that
+ * pass, without reading e (the first pass of a V-cycle's level). */
+enum west_status west_pot_smooth0_cpu(const struct west_plevel *l, float omega,
+				      int colour);
+
 /* The coarse level's b: the sum of the fine residuals b - A e over the
  * fine cells of each coarse cell (fine's fx, fy, fz), on the coarse
  * level's own rows. */
@@ -485,6 +491,7 @@ enum west_status west_plume_advance_cpu(const struct west_kplume *k,
  * but the right-hand side's sum of D^2, which OpenMP adds up in its own
  * order as the reference's (to rounding). */
 __typeof__(west_pot_smooth_cpu) west_pot_smooth_simd;
+__typeof__(west_pot_smooth0_cpu) west_pot_smooth0_simd;
 __typeof__(west_pot_restrict_cpu) west_pot_restrict_simd;
 __typeof__(west_pot_prolong_cpu) west_pot_prolong_simd;
 __typeof__(west_pot_matvec_cpu) west_pot_matvec_simd;
@@ -513,6 +520,7 @@ __typeof__(west_divremoval_cpu) west_divremoval_cuda;
 __typeof__(west_pot_rhs_cpu) west_pot_rhs_cuda;
 __typeof__(west_pot_apply_cpu) west_pot_apply_cuda;
 __typeof__(west_pot_smooth_cpu) west_pot_smooth_cuda;
+__typeof__(west_pot_smooth0_cpu) west_pot_smooth0_cuda;
 __typeof__(west_pot_restrict_cpu) west_pot_restrict_cuda;
 __typeof__(west_pot_prolong_cpu) west_pot_prolong_cuda;
 __typeof__(west_pot_coarse_cpu) west_pot_coarse_cuda;

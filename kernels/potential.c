@@ -56,6 +56,25 @@ enum west_status west_pot_smooth_cpu(const struct west_plevel *l, float omega,
 	return WEST_OK;
 }
 
+enum west_status west_pot_smooth0_cpu(const struct west_plevel *l, float omega,
+				      int colour)
+{
+	long rows = (long)(l->ny * l->nz);
+
+	#pragma omp parallel for schedule(static) if (PAR(l))
+	for (long r = 0; r < rows; r++) {
+		size_t j = (size_t)r % l->ny, k = (size_t)r / l->ny, t = 0;
+		size_t row = l->hx * (j + l->ny * k), i0 = (j + k + (size_t)colour) & 1;
+		float *e = l->e + (size_t)colour * l->ncol + row;
+		if (j >= l->jlo && j < l->ny - l->jhi)
+			for (; 2 * t + i0 < l->nx; t++)
+				e[t] = west_psmooth0_at(l, omega, colour, t, j, k);
+		memset(e + t, 0, (l->hx - t) * sizeof *e);
+		memset(l->e + (size_t)(1 - colour) * l->ncol + row, 0, l->hx * sizeof *e);
+	}
+	return WEST_OK;
+}
+
 enum west_status west_pot_restrict_cpu(const struct west_plevel *fine,
 				       const struct west_plevel *coarse)
 {

@@ -56,6 +56,7 @@
 extern "C" {
 __typeof__(west_pot_apply_cpu) west_pot_apply_cuda_ix32;
 __typeof__(west_pot_smooth_cpu) west_pot_smooth_cuda_ix32;
+__typeof__(west_pot_smooth0_cpu) west_pot_smooth0_cuda_ix32;
 __typeof__(west_pot_restrict_cpu) west_pot_restrict_cuda_ix32;
 __typeof__(west_pot_prolong_cpu) west_pot_prolong_cuda_ix32;
 __typeof__(west_pot_matvec_cpu) west_pot_matvec_cuda_ix32;
@@ -135,6 +136,31 @@ extern "C" enum west_status POT(west_pot_smooth_cuda)(const struct west_plevel *
 	if (own_rows(l) == 0)   /* nothing to do (a launch of no blocks fails) */
 		return WEST_OK;
 	smooth_k<<<west_grid3(l->hx, own_rows(l), l->nz), west_block3()>>>(*l, omega, colour);
+	WEST_CUDA_LOG(cudaGetLastError());
+	return WEST_OK;
+}
+
+/* Thread (t, j, k) of hx x ny x nz: slot t of row (j, k) of both colours
+ * (west_pot_smooth0_cpu). */
+static __global__ void smooth0_k(struct west_plevel l, float omega, int colour)
+{
+	WEST_IX t, j, k;
+	west_tid3(&t, &j, &k);
+	if (t >= (WEST_IX)l.hx || j >= (WEST_IX)l.ny)
+		return;
+	WEST_IX row = (WEST_IX)l.hx * (j + (WEST_IX)l.ny * k) + t, ncol = (WEST_IX)l.ncol;
+	int own = j >= (WEST_IX)l.jlo && j < (WEST_IX)(l.ny - l.jhi) &&
+		  2 * t + ((j + k + (WEST_IX)colour) & 1) < (WEST_IX)l.nx;
+	l.e[(WEST_IX)colour * ncol + row] = own ? west_psmooth0_at(&l, omega, colour, t, j, k)
+						: 0.0f;
+	l.e[(WEST_IX)(1 - colour) * ncol + row] = 0.0f;
+}
+
+extern "C" enum west_status POT(west_pot_smooth0_cuda)(const struct west_plevel *l,
+						       float omega, int colour)
+{
+	NARROW(l, west_pot_smooth0_cuda_ix32(l, omega, colour));
+	smooth0_k<<<west_grid3(l->hx, l->ny, l->nz), west_block3()>>>(*l, omega, colour);
 	WEST_CUDA_LOG(cudaGetLastError());
 	return WEST_OK;
 }

@@ -1,9 +1,10 @@
 /*
  * potential_simd.c: the CPU backend's right-hand side, field update,
- * colour pass, operator, restriction and prolongation of the potential
- * form of step 8 (kernels.h), vectorized: most of a multigrid V-cycle's
- * work.  The references (potential.c, divmin.c) stay the definition and
- * are kept and compared (tests/test_backends.c, tests/test_potential.c):
+ * colour pass (and the first from e = 0), operator, restriction and
+ * prolongation of the potential form of step 8 (kernels.h), vectorized:
+ * most of a multigrid V-cycle's work.  The references (potential.c,
+ * divmin.c) stay the definition and are kept and compared
+ * (tests/test_backends.c, tests/test_potential.c):
  * these give the same results bit for bit (the right-hand side's sum of
  * D^2 to OpenMP's order of its threads' partial sums, as the reference's).
  *
@@ -59,6 +60,12 @@ INLINE vf vodds(const float *p)
 	return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
 }
 
+/* west_pdiag's sum, lane by lane. */
+INLINE vf west_pdiag_v(const vf g[6])
+{
+	return ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
+}
+
 /* One row (j, k) of colour c of level l, read from x (the colour's cells
  * and the other colour's): the offsets of its neighbours' rows. */
 struct row {
@@ -110,11 +117,10 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
  * faces' transparencies as west_pcut does, every other lane's by 1 (which
  * keeps every bit).
  */
-INLINE void row_sums(const struct row *r, size_t t, vf *sum, vf *diag)
+INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 {
 	const struct west_plevel *l = r->l;
 	size_t s = r->s0 + t;
-	vf g[6], nb[6], zero = vsplat(0.0f);
 
 	if (l->code) {
 		uint64_t bytes = load8(l->code + s);
@@ -140,6 +146,13 @@ INLINE void row_sums(const struct row *r, size_t t, vf *sum, vf *diag)
 		for (int f = 0; f < 6; f++)
 			g[f] = vload(l->g + (size_t)f * 2 * l->ncol + s);
 	}
+}
+
+INLINE void row_sums(const struct row *r, size_t t, vf *sum, vf *diag)
+{
+	vf g[6], nb[6], zero = vsplat(0.0f);
+
+	row_conds(r, t, g);
 	nb[WEST_PF_W] = vload(r->o + t + r->i0 - 1);
 	nb[WEST_PF_E] = vload(r->o + t + r->i0);
 	_Pragma("GCC unroll 4")
@@ -151,7 +164,7 @@ INLINE void row_sums(const struct row *r, size_t t, vf *sum, vf *diag)
 	for (int f = 0; f < 6; f++)
 		acc += g[f] * nb[f];
 	*sum = acc;
-	*diag = ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
+	*diag = west_pdiag_v(g);
 }
 
 /*
@@ -203,6 +216,54 @@ enum west_status west_pot_smooth_simd(const struct west_plevel *l, float omega, 
 	#pragma omp parallel for schedule(static) if (PAR(l))
 	for (long r = 0; r < rows; r++)
 		smooth_row(l, omega, colour, l->jlo + (size_t)r % own, (size_t)r / own);
+	return WEST_OK;
+}
+
+/* Row (j, k) of west_pot_smooth0_cpu: colour c's cells from e = 0 where
+ * the row is l's own, and 0 in every other slot of the row's two colours.
+ * No cell reads a neighbour, so groups of VL go from the row's first cell
+ * up to t_hi (a cut cell's group reads the faces one past its last cell),
+ * the last group overlapping the one before (the same values again); the
+ * reference's body takes the cells after. */
+VEC static void smooth0_row(const struct west_plevel *l, float omega, int c, size_t j,
+			    size_t k)
+{
+	struct row r;
+	size_t t = 0;
+	vf om = vsplat(omega), zero = vsplat(0.0f);
+	float *e;
+
+	row_init(&r, l, l->e, c, j, k);
+	e = l->e + r.s0;
+	if (j >= l->jlo && j < l->ny - l->jhi) {
+		if (r.t_hi >= VL)
+			for (size_t g = 0; t < r.t_hi; t = g + VL) {
+				vf gs[6], diag, b;
+				g = t + VL <= r.t_hi ? t : r.t_hi - VL;
+				row_conds(&r, g, gs);
+				diag = west_pdiag_v(gs);
+				b = vload(l->b + r.s0 + g);
+				vstore(e + g, vselect(diag == zero, zero,
+						      zero + om * (b + zero - diag * zero) / diag));
+			}
+		for (; t < r.n; t++)
+			e[t] = west_psmooth0_at(l, omega, c, t, j, k);
+	}
+	memset(e + t, 0, (l->hx - t) * sizeof *e);
+	memset(l->e + (size_t)(1 - c) * l->ncol + (r.s0 - (size_t)c * l->ncol), 0,
+	       l->hx * sizeof *e);
+}
+
+enum west_status west_pot_smooth0_simd(const struct west_plevel *l, float omega, int colour)
+{
+	long rows = (long)(l->ny * l->nz);
+
+	if (!VEC_OK())
+		return west_pot_smooth0_cpu(l, omega, colour);
+
+	#pragma omp parallel for schedule(static) if (PAR(l))
+	for (long r = 0; r < rows; r++)
+		smooth0_row(l, omega, colour, (size_t)r % l->ny, (size_t)r / l->ny);
 	return WEST_OK;
 }
 

@@ -71,6 +71,12 @@ WEST_HD void west_pconds(const struct west_plevel *l, WEST_IX s, WEST_IX i, WEST
 	}
 }
 
+/* The sum of a cell's conductances G_f: its diagonal in A. */
+WEST_HD float west_pdiag(const float g[6])
+{
+	return ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
+}
+
 /* sum of G_f nb_f in face order (closed faces add G_f nb_f = 0: nb is
  * finite, e on closed cells and in empty slots stays 0); *diag = sum of G_f. */
 WEST_HD float west_pcell(const float g[6], const float nb[6], float *diag)
@@ -79,7 +85,7 @@ WEST_HD float west_pcell(const float g[6], const float nb[6], float *diag)
 	WEST_UNROLL6
 	for (int f = 0; f < 6; f++)
 		sum += g[f] * nb[f];
-	*diag = ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
+	*diag = west_pdiag(g);
 	return sum;
 }
 
@@ -125,6 +131,22 @@ WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, WE
 	WEST_IX s = west_prow_gather(l, l->e, c, t, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	l->e[s] = west_psor(l->e[s], l->b[s], sum, diag, omega);
+}
+
+/*
+ * The value west_psmooth_at gives cell i = 2 t + i0 of colour c in row
+ * (j, k) when every e is 0, without reading e: each neighbour term G_f 0
+ * is +0 (conductances are finite and not negative), so the sum is +0 and
+ * west_psor(0, b, +0, diag) is the pass's arithmetic to the bit.
+ */
+WEST_HD float west_psmooth0_at(const struct west_plevel *l, float omega, int c, WEST_IX t,
+			       WEST_IX j, WEST_IX k)
+{
+	WEST_IX i = 2 * t + ((j + k + (WEST_IX)c) & 1);
+	WEST_IX s = (WEST_IX)c * (WEST_IX)l->ncol + t + (WEST_IX)l->hx * (j + (WEST_IX)l->ny * k);
+	float g[6];
+	west_pconds(l, s, i, j, k, g);
+	return west_psor(0.0f, WEST_LDG(&l->b[s]), 0.0f, west_pdiag(g), omega);
 }
 
 /* (b - A e) of cell (i, j, k). */

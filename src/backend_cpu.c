@@ -71,11 +71,12 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 /*
  * The CPU backend's kernel tables: the plain-C references (kernels.h), the
  * reference every other table is tested against, with the right-hand side,
- * field update, colour pass, operator, restriction and prolongation from
+ * field update, colour pass (and the first from e = 0), operator,
+ * restriction and prolongation from
  * potential_simd.c (vectorized, the same bits) or from the references
  * themselves (_ref: run with WEST_CPU_KERNELS=reference, for comparisons).
  */
-#define CPU_KERNELS(rhs, apply, smooth, restrict_, prolong, matvec) { \
+#define CPU_KERNELS(rhs, apply, smooth, smooth0, restrict_, prolong, matvec) { \
 	.backend = "cpu", \
 	.stability = west_stability_cpu, \
 	.extrapolate = west_extrapolate_cpu, \
@@ -90,6 +91,7 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.pot_rhs = rhs, \
 	.pot_apply = apply, \
 	.pot_smooth = smooth, \
+	.pot_smooth0 = smooth0, \
 	.pot_restrict = restrict_, \
 	.pot_prolong = prolong, \
 	.pot_coarse = west_pot_coarse_cpu, \
@@ -110,11 +112,13 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.free = cpu_release, \
 }
 const struct west_kernel_ops west_kernels_cpu =
-	CPU_KERNELS(west_pot_rhs_simd, west_pot_apply_simd, west_pot_smooth_simd, west_pot_restrict_simd,
-		    west_pot_prolong_simd, west_pot_matvec_simd);
+	CPU_KERNELS(west_pot_rhs_simd, west_pot_apply_simd, west_pot_smooth_simd,
+		    west_pot_smooth0_simd, west_pot_restrict_simd, west_pot_prolong_simd,
+		    west_pot_matvec_simd);
 const struct west_kernel_ops west_kernels_cpu_ref =
-	CPU_KERNELS(west_pot_rhs_cpu, west_pot_apply_cpu, west_pot_smooth_cpu, west_pot_restrict_cpu,
-		    west_pot_prolong_cpu, west_pot_matvec_cpu);
+	CPU_KERNELS(west_pot_rhs_cpu, west_pot_apply_cpu, west_pot_smooth_cpu,
+		    west_pot_smooth0_cpu, west_pot_restrict_cpu, west_pot_prolong_cpu,
+		    west_pot_matvec_cpu);
 
 static enum west_status cpu_probe(char *err, size_t errlen)
 {

@@ -275,6 +275,7 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.pot_rhs = west_pot_rhs_cuda,
 	.pot_apply = west_pot_apply_cuda,
 	.pot_smooth = west_pot_smooth_cuda,
+	.pot_smooth0 = west_pot_smooth0_cuda,
 	.pot_restrict = west_pot_restrict_cuda,
 	.pot_prolong = west_pot_prolong_cuda,
 	.pot_coarse = west_pot_coarse_cuda,

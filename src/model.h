@@ -102,6 +102,7 @@ struct west_kernel_ops {
 	__typeof__(west_pot_rhs_cpu) *pot_rhs;
 	__typeof__(west_pot_apply_cpu) *pot_apply;
 	__typeof__(west_pot_smooth_cpu) *pot_smooth;
+	__typeof__(west_pot_smooth0_cpu) *pot_smooth0;
 	__typeof__(west_pot_restrict_cpu) *pot_restrict;
 	__typeof__(west_pot_prolong_cpu) *pot_prolong;
 	__typeof__(west_pot_coarse_cpu) *pot_coarse;

@@ -221,13 +221,15 @@ static enum west_status pass(struct west_parts *ps, int L, float omega, int c)
 	return st ? st : sw;
 }
 
-static enum west_status zero_e(struct west_parts *ps, int L)
+/* e = 0 on level L of every partition, then the colour pass c: one kernel
+ * that reads no e (pot_smooth0), and the halo rows. */
+static enum west_status pass0(struct west_parts *ps, int L, float omega, int c)
 {
 	enum west_status st;
 	EACH(ps, p)
-		if ((st = p->ops->pot_zero(2 * level(p, L)->ncol, level(p, L)->e)))
+		if ((st = p->ops->pot_smooth0(level(p, L), omega, colour(p, L, c))))
 			return st;
-	return WEST_OK;
+	return west_parts_halo_e(ps, L, c);
 }
 
 /* Every partition's field += alpha T grad (level 0's x). */
@@ -252,11 +254,9 @@ static enum west_status sor_potential(struct run *x, const struct west_solve_opt
 	for (long it = 0; !st && !x->r->converged && it < o->iterations;) {
 		long n = o->iterations - it < o->check_interval ?
 			 o->iterations - it : o->check_interval;
-		if ((st = zero_e(x->ps, 0)))
-			break;
 		for (long m = 0; m < n && !st; m++)
 			for (int c = 0; c < 2 && !st; c++)
-				st = pass(x->ps, 0, (float)o->omega, c);
+				st = (m || c ? pass : pass0)(x->ps, 0, (float)o->omega, c);
 		if (st || (st = apply(x->ps, (float)o->eta, 1.0f, VEC_E)))
 			break;
 		it += n;
@@ -273,11 +273,12 @@ static enum west_status sor_potential(struct run *x, const struct west_solve_opt
  * the default terrain against 1; 1.3 did no better). */
 #define MG_SMOOTH 2
 
-static enum west_status smooth(struct west_parts *ps, int L, int first)
+/* From e = 0 when `zero` (the first pass reads no e: pass0). */
+static enum west_status smooth(struct west_parts *ps, int L, int first, int zero)
 {
 	enum west_status st = WEST_OK;
 	for (int n = 0; n < MG_SMOOTH && !st; n++)
-		if (!(st = pass(ps, L, (float)WEST_MG_OMEGA, first)))
+		if (!(st = (n || !zero ? pass : pass0)(ps, L, (float)WEST_MG_OMEGA, first)))
 			st = pass(ps, L, (float)WEST_MG_OMEGA, !first);
 	return st;
 }
@@ -301,7 +302,7 @@ static enum west_status vcycle(struct west_parts *ps, int L)
 			return st;
 		return west_parts_scatter(ps);
 	}
-	if ((st = zero_e(ps, L)) || (st = smooth(ps, L, 0)))
+	if ((st = smooth(ps, L, 0, 1)))
 		return st;
 	EACH(ps, p)
 		if ((st = p->ops->pot_restrict(level(p, L), level(p, L + 1))))
@@ -311,7 +312,7 @@ static enum west_status vcycle(struct west_parts *ps, int L)
 	EACH(ps, p)
 		if ((st = p->ops->pot_prolong(level(p, L + 1), level(p, L))))
 			return st;
-	return smooth(ps, L, 1);
+	return smooth(ps, L, 1, 0);
 }
 
 /*

@@ -85,7 +85,8 @@
  *    compact, omega 1.25 eta 1 and omega 1.78 eta 0.5; masked and compact
  *    must also agree bit for bit on the backend.
  *  - pot_smooth (levels 0, 1 and the coarsest, both colours, omega 1 and
- *    1.6), pot_restrict (every level to the next), pot_prolong (every level
+ *    1.6), pot_smooth0 (the same, against the reference's pot_zero and
+ *    pot_smooth, every slot of e non-zero before), pot_restrict (every level to the next), pot_prolong (every level
  *    back), pot_coarse (the coarsest level with the hierarchy's sweeps, and
  *    level 1, more slots than the GPU's one block has threads, with 3),
  *    pot_matvec (p to q on level 0, e to b on the others), pot_apply (the
@@ -112,7 +113,7 @@
  *  - views (kernels.h: own rows jlo <= j < ny - jhi; the cases *_views,
  *    with halo rows at both ends, jlo = 2, jhi = 1, and at the top only,
  *    jlo = 0, jhi = 3): the sweep, the divergence norms, pot_rhs (the
- *    grid's and level 0's own rows), pot_smooth, pot_matvec, pot_restrict
+ *    grid's and level 0's own rows), pot_smooth, pot_smooth0, pot_matvec, pot_restrict
  *    (the coarse level's own rows), pot_resid and pot_dot on views, each against the
  *    reference on the same view with the bounds above (the halo rows of
  *    the block and the field, which the reference leaves, compared too);
@@ -935,6 +936,52 @@ static void check_pot_smooth_views(struct tcase *c)
 		pot_smooth_on(c, r);
 }
 
+/* The first pass from e = 0 against the reference's zeroing and colour
+ * pass, on the levels, colours, omegas and views of pot_smooth_on, after
+ * every slot of those levels' e (the padding too) was made non-zero: each
+ * must be set. */
+static void pot_smooth0_on(struct tcase *c, size_t r)
+{
+	int levels[3] = { 0, 1, c->h.nlevels - 1 };
+	const float omegas[2] = { 1.0f, 1.6f };
+	char what[96];
+
+	for (int n = 0; n < 3; n++) {
+		const struct west_plevel *l = &c->h.lv[levels[n]];
+		for (size_t s = 0; s < 2 * l->ncol; s++)
+			l->e[s] = l->e[s] == 0.0f ? 3.5f : l->e[s];
+	}
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	for (int n = 0; n < 3; n++)
+		for (int colour = 0; colour < 2; colour++)
+			for (int o = 0; o < 2; o++) {
+				int L = levels[n];
+				struct west_plevel hl = c->h.lv[L], dl = d.lv[L];
+				if (r < NVIEWS && (!lview(&hl, &c->h.lv[L], r) ||
+						   !lview(&dl, &d.lv[L], r)))
+					continue;
+				cr_assert_eq(west_pot_zero_cpu(2 * hl.ncol, hl.e), WEST_OK);
+				cr_assert_eq(west_pot_smooth_cpu(&hl, omegas[o], colour), WEST_OK);
+				launched("pot_smooth0", be.k->pot_smooth0(&dl, omegas[o], colour));
+				snprintf(what, sizeof what, "pot_smooth0 level %d rows [%zu, %zu) "
+					 "colour %d omega %g", L, hl.jlo, hl.ny - hl.jhi, colour,
+					 (double)omegas[o]);
+				expect_same_block(c, &d, what);
+			}
+}
+
+static void check_pot_smooth0(struct tcase *c)
+{
+	pot_smooth0_on(c, NVIEWS);
+}
+
+static void check_pot_smooth0_views(struct tcase *c)
+{
+	for (size_t r = 0; r < NVIEWS; r++)
+		pot_smooth0_on(c, r);
+}
+
 /* Every level to the next; on view r of the coarse level (r < NVIEWS;
  * passed over where it has too few rows) or the whole. */
 static void pot_restrict_on(struct tcase *c, size_t r)
@@ -1497,6 +1544,8 @@ static void check_plume_advance(struct tcase *c)
 	X(b, pot_apply)                      \
 	X(b, pot_smooth)                     \
 	X(b, pot_smooth_views)               \
+	X(b, pot_smooth0)                    \
+	X(b, pot_smooth0_views)              \
 	X(b, pot_restrict)                   \
 	X(b, pot_restrict_views)             \
 	X(b, pot_prolong)                    \

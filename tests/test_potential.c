@@ -30,7 +30,8 @@
  *    because the residual b - A e cancels); prolongation and the coarse
  *    solve bit for bit (one float addition; a fixed sequence of passes).
  *  - simd: the vectorized colour pass, operator, restriction,
- *    prolongation, field update and right-hand side
+ *    prolongation, field update and right-hand side, and the first pass
+ *    from e = 0 (reference and vectorized, against zeroing and the pass)
  *    (kernels/potential_simd.c) give the references' bits on every level
  *    of grids whose rows are shorter and longer than a vector, with cut
  *    cells and staircase faces; whole solves with them and with
@@ -1524,6 +1525,36 @@ static int same_bits(const float *x, const float *y, size_t n, size_t *at)
 static void expect_simd_apply(const struct west_grid *g, const struct west_plevel *l0,
 			      const char *what);
 
+/*
+ * The first pass from e = 0, reference and vectorized, on the whole level
+ * and on a view of it (own rows 1 .. ny - 3, where it has them), from e0
+ * with every zero slot made 3.5 (the padding too: each slot must be set):
+ * the bits of zeroing e and the reference's colour pass.
+ */
+static void expect_smooth0(const struct west_plevel *l0, float omega, int colour,
+			   const float *e0, float *y_ref, const char *what, int L)
+{
+	size_t n = 2 * l0->ncol, at;
+	for (int view = 0; view < 1 + (l0->ny > 3); view++) {
+		struct west_plevel l = *l0;
+		if (view)
+			l.jlo = 1, l.jhi = 2;
+		memset(l.e, 0, n * sizeof *l.e);
+		cr_assert_eq(west_pot_smooth_cpu(&l, omega, colour), WEST_OK);
+		memcpy(y_ref, l.e, n * sizeof *y_ref);
+		for (int v = 0; v < 2; v++) {
+			for (size_t s = 0; s < n; s++)
+				l.e[s] = e0[s] == 0.0f ? 3.5f : e0[s];
+			cr_assert_eq((v ? west_pot_smooth0_simd : west_pot_smooth0_cpu)(&l, omega, colour),
+				     WEST_OK);
+			cr_assert(same_bits(l.e, y_ref, n, &at), "%s level %d rows [%zu, %zu) colour "
+				  "%d omega %g, first pass (%s): slot %zu %.9g, zero and pass %.9g", what,
+				  L, l.jlo, l.ny - l.jhi, colour, (double)omega,
+				  v ? "vectorized" : "reference", at, (double)l.e[at], (double)y_ref[at]);
+		}
+	}
+}
+
 static void expect_simd(const struct west_mg *mg, const struct west_grid *g, const char *what)
 {
 	expect_simd_apply(g, &mg->lv[0], what);
@@ -1545,6 +1576,7 @@ static void expect_simd(const struct west_mg *mg, const struct west_grid *g, con
 					  "colour %d omega %g: slot %zu %.9g, reference %.9g", what, L,
 					  l->nx, l->ny, l->nz, colour, (double)omega, at,
 					  (double)l->e[at], (double)y_ref[at]);
+				expect_smooth0(l, omega, colour, e0, y_ref, what, L);
 				free(e0);
 			}
 		fill(l, x, 17 + (uint64_t)L, 20.0, 0);
