@@ -191,7 +191,12 @@ static struct west_obs_opts obs_opts(const struct westd *d)
 	return o;
 }
 
-/* Save and submit set (taken over), under ingest_lock. */
+/*
+ * Save and submit set (taken over), under ingest_lock.  The set is solved
+ * while it is saved (the fsyncs take about a millisecond): a held submit,
+ * whose field the worker publishes only once the save has succeeded, and
+ * drops if it failed (worker.h).
+ */
 static enum west_status save_and_submit(struct westd *d, struct west_obs_set *set,
 					enum west_source src, struct westd_ingest *out,
 					char *err, size_t errlen)
@@ -199,22 +204,30 @@ static enum west_status save_and_submit(struct westd *d, struct west_obs_set *se
 	struct westd_record r = { 0 };
 	unsigned long long old;
 	enum west_status st;
+	char *text;
 
-	st = west_obsstore_save(&d->obs, set, &out->id, err, errlen);
+	st = west_obsstore_text(&d->obs, set, &text, &out->id, err, errlen);
 	if (st)
 		return st;
 	out->stations = set->n;
 	out->valid_time = set->valid_time;
 	out->times = set->times;
-	r.id = out->id, r.received_at = westd_now(), r.valid_time = set->valid_time;
+	r.id = out->id, r.valid_time = set->valid_time;
 	r.stations = set->n, r.source = src, r.fate = WESTD_PENDING;
-	/* submitted and recorded under rec_lock, so that the hooks, which
+	west_worker_submit_held(&d->worker, set, out->id, &out->version);
+	st = west_obsstore_save_text(&d->obs, text, out->id, err, errlen);
+	free(text);
+	/* released and recorded under rec_lock, so that the hooks, which
 	 * take it, find the record */
 	pthread_mutex_lock(&d->rec_lock);
-	old = west_worker_submit(&d->worker, set, out->id, &out->version);
-	r.version = out->version;
-	d->rec[d->nrec++ % WESTD_RECORDS] = r;
+	old = west_worker_release(&d->worker, !st);
+	if (!st) {
+		r.received_at = westd_now(), r.version = out->version;
+		d->rec[d->nrec++ % WESTD_RECORDS] = r;
+	}
 	pthread_mutex_unlock(&d->rec_lock);
+	if (st)
+		return st;
 	if (old) {
 		record_fate(d, old, WESTD_SUPERSEDED, 0);
 		west_metrics_superseded(&d->metrics, 1);

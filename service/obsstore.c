@@ -229,15 +229,15 @@ static char *dump_set(const struct west_obs_set *set)
 	return text;
 }
 
-enum west_status west_obsstore_save(struct west_obsstore *s,
-				    const struct west_obs_set *set,
+enum west_status west_obsstore_text(const struct west_obsstore *s,
+				    const struct west_obs_set *set, char **text,
 				    unsigned long long *seq, char *err, size_t errlen)
 {
 	unsigned long long next = s->last + 1;
-	char final[PATH_MAX], *text;
-	enum west_status st;
+	char final[PATH_MAX];
 
 	assert(s->dir && set);
+	*text = NULL;
 	seq_path(s, next, final, sizeof final);
 	if (set->n == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
@@ -245,19 +245,43 @@ enum west_status west_obsstore_save(struct west_obsstore *s,
 	if (next == 0)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: sequence numbers used up", s->dir);
-	text = dump_set(set);
-	if (!text)
+	if (!(*text = dump_set(set)))
 		return west_fail(err, errlen, WEST_ERR_NOMEM,
 				 "%s: cannot build the JSON text", final);
+	*seq = next;
+	return WEST_OK;
+}
+
+enum west_status west_obsstore_save_text(struct west_obsstore *s, const char *text,
+					 unsigned long long seq, char *err, size_t errlen)
+{
+	char final[PATH_MAX];
+	enum west_status st;
+
+	assert(seq == s->last + 1);
+	seq_path(s, seq, final, sizeof final);
 	st = west_file_replace(final, text, strlen(text), FILE_MODE, err, errlen);
-	free(text);
 	if (st != WEST_OK)
 		return st;
-	s->last = next;
-	if (seq)
-		*seq = next;
+	s->last = seq;
 	prune(s);
 	return WEST_OK;
+}
+
+enum west_status west_obsstore_save(struct west_obsstore *s,
+				    const struct west_obs_set *set,
+				    unsigned long long *seq, char *err, size_t errlen)
+{
+	unsigned long long next;
+	char *text;
+	enum west_status st = west_obsstore_text(s, set, &text, &next, err, errlen);
+
+	if (!st)
+		st = west_obsstore_save_text(s, text, next, err, errlen);
+	free(text);
+	if (!st && seq)
+		*seq = next;
+	return st;
 }
 
 /* ============================================================== read */

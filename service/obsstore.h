@@ -3,9 +3,10 @@
  * restarted westd resumes from the newest (docs/design.md section 2; the
  * daemon's state_dir/observations).
  *
- * The daemon saves every set it accepts with west_obsstore_save before it
- * answers 202: when save returns WEST_OK the file and its directory entry
- * are on stable storage (fsync of the file, then of the directory).
+ * The daemon saves every set it accepts before it answers 202 (while the
+ * set is being solved; its field is published once it is saved: worker.h's
+ * held submits): when the save returns WEST_OK the file and its directory
+ * entry are on stable storage (fsync of the file, then of the directory).
  *
  * Directory layout (one directory per store, owned by one store at a time):
  *   NNNNNNNNNNNNNNNNNNNN.json   a saved set; N = its sequence number, 20
@@ -81,6 +82,18 @@ enum west_status west_obsstore_open(struct west_obsstore *s, const char *dir,
 enum west_status west_obsstore_save(struct west_obsstore *s,
 				    const struct west_obs_set *set,
 				    unsigned long long *seq, char *err, size_t errlen);
+
+/*
+ * Save in two steps, so that the set can be handed on between them: text
+ * makes the file's text (*text, the caller frees it) and the sequence
+ * number it will have (*seq), with save's checks; save_text writes it as
+ * save does (no other save in between).
+ */
+enum west_status west_obsstore_text(const struct west_obsstore *s,
+				    const struct west_obs_set *set, char **text,
+				    unsigned long long *seq, char *err, size_t errlen);
+enum west_status west_obsstore_save_text(struct west_obsstore *s, const char *text,
+					 unsigned long long seq, char *err, size_t errlen);
 
 /*
  * The newest set that reads back against o into *set (free it with

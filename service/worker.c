@@ -4,6 +4,7 @@
  */
 #include "worker.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -34,12 +35,25 @@ static void solve(struct west_worker *w, struct west_obs_set *set, unsigned long
 		st = w->be->run(w->state, set, &o, &f, NULL, NULL, err, sizeof err);
 	if (!st && !(p = west_published_new(&f, set, w->grid)))
 		st = west_fail(err, sizeof err, WEST_ERR_NOMEM, "worker: out of memory");
-	if (!p)
-		west_log(WEST_LOG_ERR, "solve of observation set %llu failed: %s", id, err);
 
 	/* Publish under the worker's lock, so that submit's version count
-	 * sees the running solve either before or after, never half-way. */
+	 * sees the running solve either before or after, never half-way; a
+	 * held set once its submitter has released it (worker.h), or not at
+	 * all if it was dropped. */
 	pthread_mutex_lock(&w->lock);
+	while (w->held_id == id)
+		pthread_cond_wait(&w->wake, &w->lock);
+	if (w->dropped_id == id) {
+		w->dropped_id = 0;
+		w->st.running_id = 0;
+		pthread_mutex_unlock(&w->lock);
+		west_published_release(p);   /* p, or f and set, freed */
+		west_field_free(&f);
+		west_obs_set_free(set);
+		return;
+	}
+	if (!p)
+		west_log(WEST_LOG_ERR, "solve of observation set %llu failed: %s", id, err);
 	if (p) {
 		p->obs_id = id;
 		atomic_fetch_add(&p->refs, 1);  /* for the hook, below */
@@ -179,21 +193,75 @@ static unsigned long long drop_pending(struct west_worker *w)
 	return id;
 }
 
-unsigned long long west_worker_submit(struct west_worker *w, struct west_obs_set *set,
-				      unsigned long long id, unsigned long long *version)
+/* Queue set as the pending one; a held one keeps the set it replaces
+ * aside (worker.h).  Returns the superseded id (0: none, or held). */
+static unsigned long long submit(struct west_worker *w, struct west_obs_set *set,
+				 unsigned long long id, unsigned long long *version, int held)
 {
-	unsigned long long old;
+	unsigned long long old = 0;
 
 	pthread_mutex_lock(&w->lock);
+	assert(!w->held_id);   /* released before the next submit */
 	if (version)
 		*version = west_store_version(w->store) + (w->st.running_id ? 2 : 1);
-	old = drop_pending(w);
+	if (held) {
+		w->held_id = id;
+		w->held_prev = w->pending, w->held_prev_id = w->st.pending_id;
+	} else {
+		old = drop_pending(w);
+	}
 	w->pending = *set;
 	w->st.pending_id = id;
 	w->st.submitted++;
-	pthread_cond_signal(&w->wake);
+	pthread_cond_broadcast(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	memset(set, 0, sizeof *set);
+	return old;
+}
+
+unsigned long long west_worker_submit(struct west_worker *w, struct west_obs_set *set,
+				      unsigned long long id, unsigned long long *version)
+{
+	return submit(w, set, id, version, 0);
+}
+
+void west_worker_submit_held(struct west_worker *w, struct west_obs_set *set,
+			     unsigned long long id, unsigned long long *version)
+{
+	submit(w, set, id, version, 1);
+}
+
+unsigned long long west_worker_release(struct west_worker *w, int keep)
+{
+	unsigned long long id, old = 0;
+
+	pthread_mutex_lock(&w->lock);
+	id = w->held_id;
+	assert(id);
+	w->held_id = 0;
+	if (keep) {
+		if ((old = w->held_prev_id)) {
+			west_obs_set_free(&w->held_prev);
+			w->st.superseded++;
+		}
+	} else {
+		w->st.submitted--;
+		if (w->st.pending_id == id) {   /* not started: gone */
+			west_obs_set_free(&w->pending);
+			w->st.pending_id = 0;
+		} else {                        /* running: its field is dropped */
+			w->dropped_id = id;
+		}
+		if (w->held_prev_id) {          /* the replaced set is pending again */
+			w->pending = w->held_prev;
+			w->st.pending_id = w->held_prev_id;
+		}
+	}
+	memset(&w->held_prev, 0, sizeof w->held_prev);
+	w->held_prev_id = 0;
+	pthread_cond_broadcast(&w->wake);
+	pthread_cond_broadcast(&w->idle);
+	pthread_mutex_unlock(&w->lock);
 	return old;
 }
 
@@ -207,7 +275,7 @@ enum west_status west_worker_set_grid(struct west_worker *w, struct west_shared_
 		pthread_cond_wait(&w->idle, &w->lock);
 	drop_pending(w);
 	w->new_grid = g;
-	pthread_cond_signal(&w->wake);
+	pthread_cond_broadcast(&w->wake);
 	while (w->new_grid == g)
 		pthread_cond_wait(&w->idle, &w->lock);
 	st = w->new_grid_status;
@@ -244,7 +312,7 @@ void west_worker_stop(struct west_worker *w)
 	pthread_mutex_lock(&w->lock);
 	drop_pending(w);
 	w->stop = 1;
-	pthread_cond_signal(&w->wake);
+	pthread_cond_broadcast(&w->wake);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
 	west_field_pool_release(w->pool);   /* freed once the last field is */

@@ -63,6 +63,10 @@ struct west_worker {
 	struct west_solve_opts opts;
 	struct west_worker_hooks hooks;
 	struct west_obs_set pending;
+	/* the held set's id until released, the set it replaced (kept aside)
+	 * and the id of a held set dropped while it was being solved */
+	unsigned long long held_id, held_prev_id, dropped_id;
+	struct west_obs_set held_prev;
 	struct west_shared_grid *new_grid;   /* set_grid's request, until done */
 	enum west_status new_grid_status;
 	char new_grid_err[WEST_ERRLEN];
@@ -89,6 +93,20 @@ enum west_status west_worker_start(struct west_worker *w, const struct west_back
  */
 unsigned long long west_worker_submit(struct west_worker *w, struct west_obs_set *set,
 				      unsigned long long id, unsigned long long *version);
+/*
+ * A held submit (the daemon stores a set while it is solved): queued as
+ * west_worker_submit queues it, and solved at once, but its field is not
+ * published (nor its failure counted) and the pending set it replaces is
+ * kept aside, until west_worker_release says whether the caller keeps it.
+ * Keep: the field is published when solved, the replaced set superseded,
+ * and release returns its id (0: none).  Not: the set, or its field, is
+ * dropped as if never submitted, and the replaced set is pending again.
+ * One held set at a time: release it before the next submit.
+ */
+void west_worker_submit_held(struct west_worker *w, struct west_obs_set *set,
+			     unsigned long long id, unsigned long long *version);
+unsigned long long west_worker_release(struct west_worker *w, int keep);
+
 /*
  * Solve on g from now on: waits for the running solve, drops the pending
  * set (superseded: it was checked against the old grid) and uploads g on

@@ -2273,6 +2273,35 @@ Test(westd, restart_resumes_the_newest_set)
 	cr_expect_eq(id_c, id_b + 1, "ids go on after a restart");
 }
 
+/* A set the daemon cannot save is answered 503 not-stored and never
+ * applied, though it was solved while the save ran (service/worker.h's
+ * held submits); the next set, saved, takes the version it would have had. */
+Test(westd, an_unsaved_set_is_never_applied)
+{
+	char from[256], to[256];
+	struct http_resp r;
+	unsigned long long v;
+
+	fix_start(&w, NULL);
+	fix_post_and_wait(&w);
+	struct wind before = point_wind();
+	snprintf(from, sizeof from, "%s/state/observations", w.dir);
+	snprintf(to, sizeof to, "%s/state/observations.away", w.dir);
+	cr_assert_eq(rename(from, to), 0, "%s: %s", from, strerror(errno));
+	char *body = fix_obs_body(9.0, 9.0);
+	fix_post_json(&w, body, NULL, &r);
+	fix_problem(&r, 503, "not-stored", "nothing was applied");
+	usleep(500000);   /* far longer than the solve it started */
+	expect_unchanged(&before, "a set that could not be saved");
+	cr_assert_eq(rename(to, from), 0, "%s: %s", to, strerror(errno));
+	fix_post_ok(&w, body, NULL, NULL, &v);
+	cr_expect_eq(v, (unsigned long long)before.version + 1, "the unsaved set took a version");
+	fix_wait_version(&w, v);
+	struct wind now = point_wind();
+	cr_expect(now.u != before.u || now.v != before.v, "the saved set changed nothing");
+	free(body);
+}
+
 /* ============================================================= spool */
 
 static int exists(const char *rel)

@@ -3,8 +3,11 @@
  * a submit publishes a field solved from that set; a burst of submits
  * coalesces into fewer solves that end on the newest set, with every set
  * either solved or superseded; a failing solve publishes nothing and is
- * reported; stop with a solve running and one pending returns.
+ * reported; stop with a solve running and one pending returns; a held set
+ * is published only once its submitter keeps it.
  */
+#include <unistd.h>
+
 #include "model_fixture.h"
 #include "worker.h"
 
@@ -239,4 +242,119 @@ Test(worker, set_grid_solves_on_the_new_grid_while_old_fields_live_on)
 	finish();
 	cr_expect_eq(old->grid->dx, 50.0, "still readable after the worker stopped");
 	west_published_release(old);
+}
+
+/*
+ * Held submits (worker.h): the field of a held set is solved at once but
+ * published only when it is released and kept; a set dropped at release is
+ * never published, whether it was pending or solved already, and the set
+ * it replaced is pending again.  The pauses give the worker far longer
+ * than these solves take (a few milliseconds), so a field it would publish
+ * too early is there to see.
+ */
+#define SETTLE_US 300000
+
+Test(worker, a_held_set_is_published_once_kept)
+{
+	struct west_obs_set set = one_station(5.5);
+	struct west_worker_stats s;
+	unsigned long long v;
+
+	start(20);
+	west_worker_submit_held(&worker, &set, 5, &v);
+	cr_expect_eq(v, 1);
+	usleep(SETTLE_US);
+	cr_expect_eq(west_store_version(&store), 0, "published before it was released");
+	cr_expect_eq(seen.published, 0);
+	cr_expect_eq(west_worker_release(&worker, 1), 0, "nothing was replaced");
+	west_worker_wait_idle(&worker);
+	west_worker_stats(&worker, &s);
+	cr_expect_eq(s.submitted, 1);
+	cr_expect_eq(s.solved, 1);
+	cr_expect_eq(seen.last_version, 1);
+	cr_expect_eq(seen.last_obs_id, 5);
+	finish();
+}
+
+Test(worker, a_dropped_held_set_is_never_published)
+{
+	struct west_obs_set set = one_station(5.5), next = one_station(3.0);
+	struct west_worker_stats s;
+
+	start(20);
+	west_worker_submit_held(&worker, &set, 5, NULL);
+	usleep(SETTLE_US);     /* solved, waiting for the release */
+	cr_expect_eq(west_worker_release(&worker, 0), 0);
+	west_worker_wait_idle(&worker);
+	west_worker_stats(&worker, &s);
+	cr_expect_eq(west_store_version(&store), 0, "a dropped set was published");
+	cr_expect_eq(s.submitted, 0);
+	cr_expect_eq(s.solved + s.failed + s.superseded, 0);
+	cr_expect_eq(seen.published + seen.failed, 0, "the hooks saw a dropped set");
+
+	/* the version it would have had goes to the next set */
+	west_worker_submit(&worker, &next, 6, NULL);
+	west_worker_wait_idle(&worker);
+	cr_expect_eq(seen.last_version, 1);
+	cr_expect_eq(seen.last_obs_id, 6);
+	finish();
+}
+
+/* Wait (at most 10 s) until the worker runs set id. */
+static void wait_running(unsigned long long id)
+{
+	struct west_worker_stats s;
+	for (int n = 0; n < 10000; n++, usleep(1000)) {
+		west_worker_stats(&worker, &s);
+		if (s.running_id == id)
+			return;
+	}
+	cr_assert_fail("set %llu did not start within 10 s", id);
+}
+
+/* A long solve runs (1); set 2 waits; held set 3 replaces it.  Dropped: 2
+ * is solved after 1, and 3 never; kept: 3 after 1, and 2 superseded.  (If
+ * 1 ended before 2 came, 2 runs at once and 3 replaces nothing: the same
+ * fields, and release returns 0.) */
+static void replace_and_release(int keep)
+{
+	struct west_obs_set a = one_station(2.0), b = one_station(3.0), c = one_station(4.0);
+	struct west_worker_stats s;
+	unsigned long long old;
+
+	start(3000);
+	west_worker_submit(&worker, &a, 1, NULL);
+	wait_running(1);
+	west_worker_submit(&worker, &b, 2, NULL);
+	west_worker_submit_held(&worker, &c, 3, NULL);
+	old = west_worker_release(&worker, keep);
+	west_worker_wait_idle(&worker);
+	west_worker_stats(&worker, &s);
+	struct west_published *p = west_store_acquire(&store);
+	cr_assert_not_null(p);
+	if (keep) {
+		cr_expect_eq(p->obs_id, 3);
+		cr_expect_eq(p->obs.obs[0].speed, 4.0);
+		cr_expect_eq(old, s.superseded ? 2 : 0, "release returned %llu", old);
+		cr_expect_eq(s.solved + s.superseded, 3);
+	} else {
+		cr_expect_eq(old, 0);
+		cr_expect_eq(p->obs_id, 2, "the replaced set is solved");
+		cr_expect_eq(p->obs.obs[0].speed, 3.0);
+		cr_expect_eq(s.submitted, 2);
+		cr_expect_eq(s.solved, 2);
+		cr_expect_eq(s.superseded, 0);
+	}
+	west_published_release(p);
+	finish();
+}
+
+Test(worker, a_dropped_held_set_gives_back_the_set_it_replaced)
+{
+	replace_and_release(0);
+}
+
+Test(worker, a_kept_held_set_supersedes_the_set_it_replaced)
+{
+	replace_and_release(1);
 }
