@@ -485,18 +485,21 @@ enum west_status west_plume_advance_cpu(const struct west_kplume *k,
 					const struct west_kparticles *s, double t_end,
 					int centroid);
 
-/* Vectorized versions of the colour pass, the operator, the restriction,
- * the prolongation, the field update and the right-hand side
- * (potential_simd.c), the CPU backend's: the same results bit for bit
- * but the right-hand side's sum of D^2, which OpenMP adds up in its own
- * order as the reference's (to rounding). */
-__typeof__(west_pot_smooth_cpu) west_pot_smooth_simd;
-__typeof__(west_pot_smooth0_cpu) west_pot_smooth0_simd;
-__typeof__(west_pot_restrict_cpu) west_pot_restrict_simd;
-__typeof__(west_pot_prolong_cpu) west_pot_prolong_simd;
-__typeof__(west_pot_matvec_cpu) west_pot_matvec_simd;
-__typeof__(west_pot_apply_cpu) west_pot_apply_simd;
-__typeof__(west_pot_rhs_cpu) west_pot_rhs_simd;
+/* Vectorized versions of the colour pass (and the first from e = 0), the
+ * operator, the restriction, the prolongation, the field update and the
+ * right-hand side (potential_simd.c), the CPU backend's: the same results
+ * bit for bit but the right-hand side's sum of D^2, which OpenMP adds up
+ * in its own order as the reference's (to rounding).  *_simd: AVX2, or
+ * the *_simd512 (AVX-512) where the processor has it and
+ * west_pot_simd_width's last call did not say 256 (the default: 512). */
+__typeof__(west_pot_smooth_cpu) west_pot_smooth_simd, west_pot_smooth_simd512;
+__typeof__(west_pot_smooth0_cpu) west_pot_smooth0_simd, west_pot_smooth0_simd512;
+__typeof__(west_pot_restrict_cpu) west_pot_restrict_simd, west_pot_restrict_simd512;
+__typeof__(west_pot_prolong_cpu) west_pot_prolong_simd, west_pot_prolong_simd512;
+__typeof__(west_pot_matvec_cpu) west_pot_matvec_simd, west_pot_matvec_simd512;
+__typeof__(west_pot_apply_cpu) west_pot_apply_simd, west_pot_apply_simd512;
+__typeof__(west_pot_rhs_cpu) west_pot_rhs_simd, west_pot_rhs_simd512;
+void west_pot_simd_width(int bits);
 
 /* The largest ny and nz the CUDA launch shapes cover (cuda_launch.cuh). */
 #define WEST_CUDA_MAX_NY (65535 * 4 - 1)

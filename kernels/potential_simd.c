@@ -27,8 +27,9 @@
  * kernels (field update, right-hand side, prolongation) work on rows put
  * in i order first.
  *
- * On x86-64 the vector code is built for AVX2 and runs on processors that
- * have it (__builtin_cpu_supports); others run the references.  Elsewhere
+ * On x86-64 the vector code is built for AVX2 and for AVX-512 and runs on
+ * processors that have them (__builtin_cpu_supports; AVX-512 first);
+ * others run the references.  Elsewhere
  * the vectors map to what the target has.  Rows run in parallel as in the
  * references, over the same rows (a view's own rows where the reference
  * takes only those: kernels.h).
@@ -41,6 +42,41 @@
 #include "potential_util.h"
 #include "simd.h"
 
+/*
+ * This file is built twice: as it is, with AVX2's 8 lanes (kernels named
+ * *_simd), and by potential_simd512.c with AVX-512's 16 (WEST_SIMD512:
+ * *_simd512; simd.h), the same lane-wise arithmetic, so the same bits.
+ * The *_simd kernels call the *_simd512 ones where the processor has
+ * AVX-512, unless west_pot_simd_width(256) said not to.
+ */
+#ifdef WEST_SIMD512
+#define SIMD(name) name##_simd512
+#define WIDE(call)
+#else
+#define SIMD(name) name##_simd
+#define WIDE(call)                     \
+	do {                           \
+		if (wide_ok())         \
+			return call;   \
+	} while (0)
+
+static int width = 512;   /* west_pot_simd_width */
+
+void west_pot_simd_width(int bits)
+{
+	width = bits;
+}
+
+static int wide_ok(void)
+{
+#if defined(__x86_64__)
+	return width >= 512 && __builtin_cpu_supports("avx512f");
+#else
+	return 0;
+#endif
+}
+#endif
+
 /* As potential.c: levels of fewer cells run on one thread. */
 #define PAR_CELLS 32768
 #define PAR(l) ((l)->nx * (l)->ny * (l)->nz >= PAR_CELLS)
@@ -51,13 +87,13 @@
 INLINE vf vevens(const float *p)
 {
 	vf a = vload(p), b = vload(p + VL);
-	return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+	return __builtin_shufflevector(a, b, VL_EVENS);
 }
 
 INLINE vf vodds(const float *p)
 {
 	vf a = vload(p), b = vload(p + VL);
-	return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+	return __builtin_shufflevector(a, b, VL_ODDS);
 }
 
 /* west_pdiag's sum, lane by lane. */
@@ -123,14 +159,14 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 	size_t s = r->s0 + t;
 
 	if (l->code) {
-		uint64_t bytes = load8(l->code + s);
+		vbytes bytes = loadb(l->code + s);
 		vu code = lane_codes(bytes);
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)   /* bit f to every bit of the lane */
 			g[f] = (vf)(((vi)(code << (31 - f)) >> 31) & (vi)r->kf[f]);
-		if (bytes & (UINT64_C(0x0101010101010101) << WEST_PF_CUT)) {
+		if (bytes & (VBYTES_ONES << WEST_PF_CUT)) {
 			/* lane q's faces: x-faces xw + 2q and xw + 2q + 1 (the even
-			 * and odd of 16 in a row), y-faces ys + 2q of two rows */
+			 * and odd of 2 VL in a row), y-faces ys + 2q of two rows */
 			size_t i = 2 * t + r->i0;
 			size_t xw = west_kx(l->nx, l->ny, i, r->j, r->k);
 			size_t ys = west_ky(l->nx, l->ny, i, r->j, r->k);
@@ -187,7 +223,7 @@ VEC static void smooth_row(const struct west_plevel *l, float omega, int c, size
 	struct row r;
 	size_t t = 0;
 	vf om = vsplat(omega), zero = vsplat(0.0f);
-	const vi lane = { 0, 1, 2, 3, 4, 5, 6, 7 };
+	const vi lane = { VL_IOTA };
 
 	row_init(&r, l, l->e, c, j, k);
 	for (; t < r.t_lo && t < r.n; t++)
@@ -205,11 +241,12 @@ VEC static void smooth_row(const struct west_plevel *l, float omega, int c, size
 		west_psmooth_at(l, omega, c, t, j, k);
 }
 
-enum west_status west_pot_smooth_simd(const struct west_plevel *l, float omega, int colour)
+enum west_status SIMD(west_pot_smooth)(const struct west_plevel *l, float omega, int colour)
 {
 	size_t own = OWN(l);
 	long rows = (long)(own * l->nz);
 
+	WIDE(west_pot_smooth_simd512(l, omega, colour));
 	if (!VEC_OK())
 		return west_pot_smooth_cpu(l, omega, colour);
 
@@ -254,10 +291,11 @@ VEC static void smooth0_row(const struct west_plevel *l, float omega, int c, siz
 	       l->hx * sizeof *e);
 }
 
-enum west_status west_pot_smooth0_simd(const struct west_plevel *l, float omega, int colour)
+enum west_status SIMD(west_pot_smooth0)(const struct west_plevel *l, float omega, int colour)
 {
 	long rows = (long)(l->ny * l->nz);
 
+	WIDE(west_pot_smooth0_simd512(l, omega, colour));
 	if (!VEC_OK())
 		return west_pot_smooth0_cpu(l, omega, colour);
 
@@ -286,11 +324,12 @@ VEC static void matvec_row(const struct west_plevel *l, const float *x, float *y
 		west_pmatvec_at(l, x, y, 2 * t + r.i0, j, k);
 }
 
-enum west_status west_pot_matvec_simd(const struct west_plevel *l, const float *x, float *y)
+enum west_status SIMD(west_pot_matvec)(const struct west_plevel *l, const float *x, float *y)
 {
 	size_t own = OWN(l);
 	long rows = (long)(own * l->nz);
 
+	WIDE(west_pot_matvec_simd512(l, x, y));
 	if (!VEC_OK())
 		return west_pot_matvec_cpu(l, x, y);
 
@@ -368,12 +407,13 @@ VEC static void restrict_row(const struct west_plevel *f, const struct west_plev
 	}
 }
 
-enum west_status west_pot_restrict_simd(const struct west_plevel *fine,
+enum west_status SIMD(west_pot_restrict)(const struct west_plevel *fine,
 					const struct west_plevel *coarse)
 {
 	size_t own = OWN(coarse);
 	long rows = (long)(own * coarse->nz);
 
+	WIDE(west_pot_restrict_simd512(fine, coarse));
 	if (!VEC_OK())
 		return west_pot_restrict_cpu(fine, coarse);
 
@@ -422,7 +462,7 @@ VEC static void prolong_row(const struct west_plevel *c, const struct west_pleve
 				for (int q = 0; q < VL; q++)
 					p[q] = cbuf[2 * (t + (size_t)q) + i0];
 			if (f->code) {
-				open = (vi)(lane_codes(load8(f->code + s)) & 0xffu) != 0;
+				open = (vi)(lane_codes(loadb(f->code + s)) & 0xffu) != 0;
 			} else {
 				open = vload(f->g + s) != zero;
 				for (int g = 1; g < 6; g++)
@@ -435,11 +475,12 @@ VEC static void prolong_row(const struct west_plevel *c, const struct west_pleve
 	}
 }
 
-enum west_status west_pot_prolong_simd(const struct west_plevel *coarse,
+enum west_status SIMD(west_pot_prolong)(const struct west_plevel *coarse,
 				       const struct west_plevel *fine)
 {
 	long rows = (long)(fine->ny * fine->nz);
 
+	WIDE(west_pot_prolong_simd512(coarse, fine));
 	if (!VEC_OK())
 		return west_pot_prolong_cpu(coarse, fine);
 
@@ -473,8 +514,8 @@ VEC static void natural_row(const struct west_plevel *l, const float *x, size_t 
 	xr[0] = 0.0f;
 	for (; i + 2 * VL <= l->nx; i += 2 * VL) {
 		vf a = vload(even + i / 2), b = vload(odd + i / 2);
-		vstore(xr + 1 + i, __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11));
-		vstore(xr + 1 + i + VL, __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15));
+		vstore(xr + 1 + i, __builtin_shufflevector(a, b, VL_ZIP_LO));
+		vstore(xr + 1 + i + VL, __builtin_shufflevector(a, b, VL_ZIP_HI));
 	}
 	for (; i < l->nx; i++)
 		xr[1 + i] = (i & 1 ? odd : even)[i >> 1];
@@ -523,12 +564,12 @@ VEC static void apply_row(const struct west_kgrid *g, const struct west_plevel *
 			natural_row(l0, x, j, k - 1, xb);
 		natural_codes(l0, j, k, cr);
 		for (; i + VL < nx; i += VL) {   /* the last cell is left */
-			uint64_t bytes = load8(cr + i);
+			vbytes bytes = loadb(cr + i);
 			vu code = lane_codes(bytes);
 			vi bw = (vi)(code << (31 - WEST_PF_W)) >> 31;
 			vi bs = (vi)(code << (31 - WEST_PF_S)) >> 31;
 			vf xc = vload(xr + 1 + i), m_w = mx, m_s = my, f;
-			if (bytes & (UINT64_C(0x0101010101010101) << WEST_PF_CUT)) {
+			if (bytes & (VBYTES_ONES << WEST_PF_CUT)) {
 				vi cut = (vi)(code << (31 - WEST_PF_CUT)) >> 31;
 				m_w = vselect(cut, mx * vload(txr + i), mx);
 				m_s = vselect(cut, my * vload(tyr + i), my);
@@ -548,7 +589,7 @@ VEC static void apply_row(const struct west_kgrid *g, const struct west_plevel *
 		west_papply_at(g, l0, o, alpha, x, u, v, w, i, j, k);
 }
 
-enum west_status west_pot_apply_simd(const struct west_kgrid *g,
+enum west_status SIMD(west_pot_apply)(const struct west_kgrid *g,
 				     const struct west_plevel *l0, float eta,
 				     float alpha, const float *x, float *u,
 				     float *v, float *w)
@@ -556,6 +597,7 @@ enum west_status west_pot_apply_simd(const struct west_kgrid *g,
 	const struct west_sor o = west_sor_init(g, 1.0f, eta);
 	long rows = (long)(g->ny * g->nz);
 
+	WIDE(west_pot_apply_simd512(g, l0, eta, alpha, x, u, v, w));
 	if (!VEC_OK())
 		return west_pot_apply_cpu(g, l0, eta, alpha, x, u, v, w);
 
@@ -601,7 +643,7 @@ VEC static void rhs_row(const struct west_kgrid *g, const struct west_plevel *l0
 		vf d = (vload(ur + i + 1) - vload(ur + i)) * rdx +
 		       (vload(vr + i + nx) - vload(vr + i)) * rdy +
 		       (vload(wr + i + nx * ny) - vload(wr + i)) * rdz;
-		vu lb = lane_codes(load8(land + i)) & 0xffu;
+		vu lb = lane_codes(loadb(land + i)) & 0xffu;
 		vf dz = (vf)((vi)d & (vi)(lb == 0));   /* land: 0, adding nothing */
 		vf ad = (vf)((vi)dz & 0x7fffffff);      /* |D| */
 		vmax = vselect(ad > vmax, ad, vmax);    /* fmax's: a NaN is passed over */
@@ -624,7 +666,7 @@ VEC static void rhs_row(const struct west_kgrid *g, const struct west_plevel *l0
 	}
 }
 
-enum west_status west_pot_rhs_simd(const struct west_kgrid *g,
+enum west_status SIMD(west_pot_rhs)(const struct west_kgrid *g,
 				   const struct west_plevel *l0, const float *u,
 				   const float *v, const float *w, double *norms)
 {
@@ -633,6 +675,7 @@ enum west_status west_pot_rhs_simd(const struct west_kgrid *g,
 	long rows = (long)(own * g->nz);
 	double mx = 0.0, sum = 0.0;
 
+	WIDE(west_pot_rhs_simd512(g, l0, u, v, w, norms));
 	if (!VEC_OK())
 		return west_pot_rhs_cpu(g, l0, u, v, w, norms);
 

@@ -22,6 +22,7 @@
 
 struct cpu_state {
 	const struct west_kernel_ops *ops;   /* west_kernels_cpu, or _ref */
+	int avx2;                    /* WEST_CPU_KERNELS=avx2 */
 	const struct west_grid *grid;
 	struct west_levels levels;
 	struct west_mg mg;           /* built for the grid, or nlevels 0 */
@@ -126,20 +127,25 @@ static enum west_status cpu_probe(char *err, size_t errlen)
 	return WEST_OK;
 }
 
-/* WEST_CPU_KERNELS: unset or empty for the vectorized kernels, "reference"
- * for the plain references alone (docs/operations.md). */
+/* WEST_CPU_KERNELS: unset or empty for the vectorized kernels (AVX-512
+ * where the processor has it, else AVX2), "avx2" for AVX2 alone,
+ * "reference" for the plain references alone (docs/operations.md). */
 static enum west_status cpu_init(void **state, char *err, size_t errlen)
 {
 	const char *which = getenv("WEST_CPU_KERNELS");
+	int ref = which && !strcmp(which, "reference"), avx2 = which && !strcmp(which, "avx2");
 	struct cpu_state *s;
 
-	if (which && which[0] && strcmp(which, "reference"))
+	if (which && which[0] && !ref && !avx2)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "cpu backend: WEST_CPU_KERNELS=%s: unknown (\"reference\", or unset)",
-				 which);
+				 "cpu backend: WEST_CPU_KERNELS=%s: unknown (\"reference\", "
+				 "\"avx2\", or unset)", which);
 	if (!(s = calloc(1, sizeof *s)))
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
-	s->ops = which && which[0] ? &west_kernels_cpu_ref : &west_kernels_cpu;
+	s->ops = ref ? &west_kernels_cpu_ref : &west_kernels_cpu;
+	s->avx2 = avx2;
+	if (!ref)   /* the width is the process's: the last vectorized state's */
+		west_pot_simd_width(avx2 ? 256 : 512);
 	*state = s;
 	return WEST_OK;
 }
@@ -261,7 +267,8 @@ static void cpu_describe(void *state, char *buf, size_t len)
 	threads = omp_get_max_threads();
 #endif
 	snprintf(buf, len, "CPU, %d OpenMP thread%s%s", threads, threads == 1 ? "" : "s",
-		 s && s->ops == &west_kernels_cpu_ref ? ", reference kernels" : "");
+		 s && s->ops == &west_kernels_cpu_ref ? ", reference kernels" :
+		 s && s->avx2 ? ", AVX2 kernels" : "");
 }
 
 static size_t cpu_device_bytes(void *state)

@@ -117,7 +117,7 @@ VEC static size_t centre_row_vec(size_t nx, const float *a, const float *t, size
 		vf fa = vload(a + face), ta = vload(t + face);
 		vf fb = vload(a + face + step), tb = vload(t + face + step);
 		vi za = ta == zero, zb = tb == zero;
-		vi dry = (vi)(lane_codes(load8(land + i)) & 0xffu) != 0;
+		vi dry = (vi)(lane_codes(loadb(land + i)) & 0xffu) != 0;
 		vf qa = fa / vselect(za, one, ta), qb = fb / vselect(zb, one, tb);
 		vf both = half * (qa + qb);
 		vf r = vselect(za, vselect(zb, zero, qb), vselect(zb, qa, both));

@@ -34,11 +34,12 @@
  *    from e = 0 (reference and vectorized, against zeroing and the pass)
  *    (kernels/potential_simd.c) give the references' bits on every level
  *    of grids whose rows are shorter and longer than a vector, with cut
- *    cells and staircase faces; whole solves with them and with
+ *    cells and staircase faces, with AVX2's 8 lanes and AVX-512's 16
+ *    (where the processor has them); whole solves with them and with
  *    WEST_CPU_KERNELS=reference give the same field bit for bit.
  *  - views (kernels.h: a level's own rows jlo <= j < ny - jhi): the
  *    right-hand side, colour pass, operator and restriction, references
- *    and vectorized, on own rows only: there the whole level's run's bits,
+ *    and vectorized (both widths), on own rows only: there the whole level's run's bits,
  *    elsewhere what was there (a sentinel), exactly.
  *  - dot: the row sums in the documented order, bit for bit; two views'
  *    sums add up to the whole level's, and 1 and 2 threads agree, bit for
@@ -1657,42 +1658,65 @@ static void expect_simd_apply(const struct west_grid *g, const struct west_pleve
 
 /* Rows shorter than a vector, of every parity, and long ones; cut cells and
  * the staircase; uniform and stretched levels. */
-Test(simd, same_bits_as_the_references)
+/* Whether the processor runs the vectorized kernels of this width (bits);
+ * a warning when it does not (they then run the references, and the
+ * comparison is of the references with themselves). */
+static int width_runs(int bits)
 {
 #if defined(__x86_64__)
-	if (!__builtin_cpu_supports("avx2"))
-		cr_log_warn("no AVX2 on this processor: the vectorized kernels run the "
-			    "references, and this test compares them with themselves");
+	const char *isa = bits >= 512 ? "avx512f" : "avx2";
+	int has = bits >= 512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
+	if (!has)
+		cr_log_warn("no %s on this processor: its vectorized kernels run the references, "
+			    "and this test compares them with themselves", isa);
+	return has;
+#else
+	(void)bits;
+	return 1;
 #endif
-	static const size_t nxs[] = { 1, 2, 3, 7, 16, 17, 18, 33, 40, 67 };
-	for (size_t a = 0; a < sizeof nxs / sizeof nxs[0]; a++)
-		for (int stair = 0; stair < 2; stair++) {
-			struct west_grid g;
-			struct west_mg mg;
-			char what[64];
-			size_t nx = nxs[a], ny = 5 + a % 4;
-			if (stair)
-				fix_grid_staircase(&g, nx, ny, 40, 9, 15, 60, 90);
-			else
-				fix_grid(&g, nx, ny, 40, 9 + a % 2, 15, 60, 90);
-			build(&mg, &g, stair ? 5.0 : 0.7);
-			snprintf(what, sizeof what, "%zu x %zu %s", nx, ny, stair ? "staircase" : "cut");
-			expect_simd(&mg, &g, what);
-			west_mg_free(&mg);
-			west_grid_free(&g);
-		}
-	struct west_grid g;
-	struct west_mg mg;
-	hill_stretched(&g);
-	build(&mg, &g, 0.7);
-	expect_simd(&mg, &g, "stretched hill");
-	west_mg_free(&mg);
-	west_grid_free(&g);
 }
 
-/* Whole solves on the CPU backend with its vectorized kernels and with
- * WEST_CPU_KERNELS=reference: the same field bit for bit (every kernel is),
- * and the backend says which it runs. */
+Test(simd, same_bits_as_the_references)
+{
+	static const size_t nxs[] = { 1, 2, 3, 7, 16, 17, 18, 31, 33, 40, 67 };
+	static const int widths[] = { 256, 512 };
+	for (size_t b = 0; b < 2; b++) {
+		width_runs(widths[b]);
+		west_pot_simd_width(widths[b]);
+		for (size_t a = 0; a < sizeof nxs / sizeof nxs[0]; a++)
+			for (int stair = 0; stair < 2; stair++) {
+				struct west_grid g;
+				struct west_mg mg;
+				char what[64];
+				size_t nx = nxs[a], ny = 5 + a % 4;
+				if (stair)
+					fix_grid_staircase(&g, nx, ny, 40, 9, 15, 60, 90);
+				else
+					fix_grid(&g, nx, ny, 40, 9 + a % 2, 15, 60, 90);
+				build(&mg, &g, stair ? 5.0 : 0.7);
+				snprintf(what, sizeof what, "%d bits, %zu x %zu %s", widths[b], nx, ny,
+					 stair ? "staircase" : "cut");
+				expect_simd(&mg, &g, what);
+				west_mg_free(&mg);
+				west_grid_free(&g);
+			}
+		struct west_grid g;
+		struct west_mg mg;
+		char what[64];
+		hill_stretched(&g);
+		build(&mg, &g, 0.7);
+		snprintf(what, sizeof what, "%d bits, stretched hill", widths[b]);
+		expect_simd(&mg, &g, what);
+		west_mg_free(&mg);
+		west_grid_free(&g);
+	}
+	west_pot_simd_width(512);
+}
+
+/* Whole solves on the CPU backend with its vectorized kernels (the widest
+ * the processor has, and AVX2) and with WEST_CPU_KERNELS=reference: the
+ * same field bit for bit (every kernel is), and the backend says which it
+ * runs. */
 Test(simd, reference_kernels_give_the_same_field)
 {
 	static const enum west_solver solvers[] = { WEST_SOLVER_MULTIGRID,
@@ -1704,12 +1728,15 @@ Test(simd, reference_kernels_give_the_same_field)
 	fix_grid(&g, 45, 37, 50, 14, 20, 120, 200);
 	fix_obs(&obs, "a", 300, 900, 10, 5, 250, WEST_STAB_D);
 	fix_obs(&obs, "b", 1900, 700, 10, 3, 300, WEST_STAB_D);
-	for (size_t s = 0; s < sizeof solvers / sizeof solvers[0]; s++) {
+	for (size_t s = 0; s < 2 * sizeof solvers / sizeof solvers[0]; s++) {
 		struct west_field fv, fr;
 		size_t at;
 		fix_opts(&o, 400, 1e-5, 1.8, WEST_INDEXING_COMPACT);
-		o.solver = solvers[s];
-		unsetenv("WEST_CPU_KERNELS");
+		o.solver = solvers[s / 2];
+		if (s % 2)   /* AVX2 where the processor has AVX-512 too */
+			setenv("WEST_CPU_KERNELS", "avx2", 1);
+		else
+			unsetenv("WEST_CPU_KERNELS");
 		fix_solve(&g, &obs, &o, &fv);
 		setenv("WEST_CPU_KERNELS", "reference", 1);
 		fix_solve(&g, &obs, &o, &fr);
@@ -1734,7 +1761,12 @@ Test(simd, the_kernel_choice_is_named_or_refused)
 	setenv("WEST_CPU_KERNELS", "refrence", 1);
 	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_ERR_INVALID);
 	cr_assert_str_eq(err, "cpu backend: WEST_CPU_KERNELS=refrence: unknown (\"reference\", "
-			 "or unset)");
+			 "\"avx2\", or unset)");
+	setenv("WEST_CPU_KERNELS", "avx2", 1);
+	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_OK, "%s", err);
+	west_backend_cpu.describe(state, desc, sizeof desc);
+	cr_assert(strstr(desc, ", AVX2 kernels") != NULL, "%s", desc);
+	west_backend_cpu.free(state);
 	setenv("WEST_CPU_KERNELS", "reference", 1);
 	cr_assert_eq(west_backend_cpu.init(&state, err, sizeof err), WEST_OK, "%s", err);
 	west_backend_cpu.describe(state, desc, sizeof desc);
@@ -1764,8 +1796,10 @@ static const struct view_kernels {
 } view_kernels[] = {
 	{ "reference", west_pot_rhs_cpu, west_pot_smooth_cpu, west_pot_matvec_cpu,
 	  west_pot_restrict_cpu },
-	{ "vectorized", west_pot_rhs_simd, west_pot_smooth_simd, west_pot_matvec_simd,
-	  west_pot_restrict_simd },
+	{ "AVX2", west_pot_rhs_simd, west_pot_smooth_simd, west_pot_matvec_simd,
+	  west_pot_restrict_simd },   /* with west_pot_simd_width(256) */
+	{ "AVX-512", west_pot_rhs_simd512, west_pot_smooth_simd512, west_pot_matvec_simd512,
+	  west_pot_restrict_simd512 },
 };
 #define NVK (sizeof view_kernels / sizeof view_kernels[0])
 
@@ -1836,6 +1870,7 @@ typedef void view_check(const struct west_mg *mg, int L, const struct west_pleve
 static size_t each_view(view_check *check, int shift)
 {
 	size_t ran = 0;
+	west_pot_simd_width(256);   /* view_kernels' "AVX2" */
 	for (int which = 0; which < NVGRIDS; which++) {
 		struct west_grid g;
 		struct west_mg mg;
@@ -2014,6 +2049,7 @@ static void rhs_view(const struct west_grid *g, const struct west_kgrid *kg,
 
 Test(views, rhs_on_the_own_rows_only)
 {
+	west_pot_simd_width(256);   /* view_kernels' "AVX2" */
 	for (int which = 0; which < NVGRIDS; which++) {
 		struct west_grid g;
 		struct west_mg mg;
