@@ -52,8 +52,6 @@ static void solve(struct west_worker *w, struct west_obs_set *set, unsigned long
 		west_obs_set_free(set);
 		return;
 	}
-	if (!p)
-		west_log(WEST_LOG_ERR, "solve of observation set %llu failed: %s", id, err);
 	if (p) {
 		p->obs_id = id;
 		atomic_fetch_add(&p->refs, 1);  /* for the hook, below */
@@ -67,6 +65,8 @@ static void solve(struct west_worker *w, struct west_obs_set *set, unsigned long
 	w->st.running_id = 0;
 	pthread_mutex_unlock(&w->lock);
 
+	if (!p)
+		west_log(WEST_LOG_ERR, "solve of observation set %llu failed: %s", id, err);
 	if (p && w->hooks.published)
 		w->hooks.published(w->hooks.ctx, p);
 	else if (!p && w->hooks.failed)
