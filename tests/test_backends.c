@@ -896,16 +896,25 @@ static void expect_same_block(const struct tcase *c, const struct west_mg *d,
 /* Colour passes on level 0 (codes and kf), level 1 and the coarsest level
  * (conductances), both colours, omega 1 and 1.6; they must move e.  On
  * view r of each level (its own rows), or the whole levels (r = NVIEWS);
- * a level with too few rows for the view is passed over. */
-static void pot_smooth_on(struct tcase *c, size_t r)
+ * a level with too few rows for the view is passed over.  zero: the first
+ * pass from e = 0 (pot_smooth0) against the reference's zeroing and pass,
+ * after every slot of those levels' e (the padding too) was made non-zero:
+ * each must be set. */
+static void pot_smooth_on(struct tcase *c, size_t r, int zero)
 {
-	struct west_kgrid dk = be_kgrid(c);
-	struct west_mg d = be_hierarchy(c, &dk);
 	int levels[3] = { 0, 1, c->h.nlevels - 1 };
 	const float omegas[2] = { 1.0f, 1.6f };
-	unsigned char *before = hdup(c->h.base, c->h.bytes);
+	const char *name = zero ? "pot_smooth0" : "pot_smooth";
 	char what[96];
 
+	for (int n = 0; n < 3 && zero; n++) {
+		const struct west_plevel *l = &c->h.lv[levels[n]];
+		for (size_t s = 0; s < 2 * l->ncol; s++)
+			l->e[s] = l->e[s] == 0.0f ? 3.5f : l->e[s];
+	}
+	struct west_kgrid dk = be_kgrid(c);
+	struct west_mg d = be_hierarchy(c, &dk);
+	unsigned char *before = hdup(c->h.base, c->h.bytes);
 	for (int n = 0; n < 3; n++)
 		for (int colour = 0; colour < 2; colour++)
 			for (int o = 0; o < 2; o++) {
@@ -914,10 +923,13 @@ static void pot_smooth_on(struct tcase *c, size_t r)
 				if (r < NVIEWS && (!lview(&hl, &c->h.lv[L], r) ||
 						   !lview(&dl, &d.lv[L], r)))
 					continue;
+				if (zero)
+					cr_assert_eq(west_pot_zero_cpu(2 * hl.ncol, hl.e), WEST_OK);
 				cr_assert_eq(west_pot_smooth_cpu(&hl, omegas[o], colour), WEST_OK);
-				launched("pot_smooth", be.k->pot_smooth(&dl, omegas[o], colour));
-				snprintf(what, sizeof what, "pot_smooth level %d rows [%zu, %zu) "
-					 "colour %d omega %g", L, hl.jlo, hl.ny - hl.jhi, colour,
+				launched(name, (zero ? be.k->pot_smooth0 : be.k->pot_smooth)(
+						       &dl, omegas[o], colour));
+				snprintf(what, sizeof what, "%s level %d rows [%zu, %zu) colour %d "
+					 "omega %g", name, L, hl.jlo, hl.ny - hl.jhi, colour,
 					 (double)omegas[o]);
 				expect_same_block(c, &d, what);
 			}
@@ -927,59 +939,24 @@ static void pot_smooth_on(struct tcase *c, size_t r)
 
 static void check_pot_smooth(struct tcase *c)
 {
-	pot_smooth_on(c, NVIEWS);
+	pot_smooth_on(c, NVIEWS, 0);
 }
 
 static void check_pot_smooth_views(struct tcase *c)
 {
 	for (size_t r = 0; r < NVIEWS; r++)
-		pot_smooth_on(c, r);
-}
-
-/* The first pass from e = 0 against the reference's zeroing and colour
- * pass, on the levels, colours, omegas and views of pot_smooth_on, after
- * every slot of those levels' e (the padding too) was made non-zero: each
- * must be set. */
-static void pot_smooth0_on(struct tcase *c, size_t r)
-{
-	int levels[3] = { 0, 1, c->h.nlevels - 1 };
-	const float omegas[2] = { 1.0f, 1.6f };
-	char what[96];
-
-	for (int n = 0; n < 3; n++) {
-		const struct west_plevel *l = &c->h.lv[levels[n]];
-		for (size_t s = 0; s < 2 * l->ncol; s++)
-			l->e[s] = l->e[s] == 0.0f ? 3.5f : l->e[s];
-	}
-	struct west_kgrid dk = be_kgrid(c);
-	struct west_mg d = be_hierarchy(c, &dk);
-	for (int n = 0; n < 3; n++)
-		for (int colour = 0; colour < 2; colour++)
-			for (int o = 0; o < 2; o++) {
-				int L = levels[n];
-				struct west_plevel hl = c->h.lv[L], dl = d.lv[L];
-				if (r < NVIEWS && (!lview(&hl, &c->h.lv[L], r) ||
-						   !lview(&dl, &d.lv[L], r)))
-					continue;
-				cr_assert_eq(west_pot_zero_cpu(2 * hl.ncol, hl.e), WEST_OK);
-				cr_assert_eq(west_pot_smooth_cpu(&hl, omegas[o], colour), WEST_OK);
-				launched("pot_smooth0", be.k->pot_smooth0(&dl, omegas[o], colour));
-				snprintf(what, sizeof what, "pot_smooth0 level %d rows [%zu, %zu) "
-					 "colour %d omega %g", L, hl.jlo, hl.ny - hl.jhi, colour,
-					 (double)omegas[o]);
-				expect_same_block(c, &d, what);
-			}
+		pot_smooth_on(c, r, 0);
 }
 
 static void check_pot_smooth0(struct tcase *c)
 {
-	pot_smooth0_on(c, NVIEWS);
+	pot_smooth_on(c, NVIEWS, 1);
 }
 
 static void check_pot_smooth0_views(struct tcase *c)
 {
 	for (size_t r = 0; r < NVIEWS; r++)
-		pot_smooth0_on(c, r);
+		pot_smooth_on(c, r, 1);
 }
 
 /* Every level to the next; on view r of the coarse level (r < NVIEWS;

@@ -151,16 +151,25 @@ Test(worker, failed_solve_publishes_nothing)
 	finish();
 }
 
+/* Wait (at most 10 s) until the worker runs set id. */
+static void wait_running(unsigned long long id)
+{
+	struct west_worker_stats s;
+	for (int n = 0; n < 10000; n++, usleep(1000)) {
+		west_worker_stats(&worker, &s);
+		if (s.running_id == id)
+			return;
+	}
+	cr_assert_fail("set %llu did not start within 10 s", id);
+}
+
 Test(worker, stop_with_a_solve_running_and_one_pending)
 {
 	struct west_obs_set a = one_station(3.0), b = one_station(5.0);
-	struct west_worker_stats s;
 
 	start(3000);
 	west_worker_submit(&worker, &a, 1, NULL);
-	do
-		west_worker_stats(&worker, &s);
-	while (s.running_id != 1);
+	wait_running(1);
 	west_worker_submit(&worker, &b, 2, NULL);
 	west_worker_stop(&worker);
 	/* the running solve finished and was published; b was dropped */
@@ -298,18 +307,6 @@ Test(worker, a_dropped_held_set_is_never_published)
 	cr_expect_eq(seen.last_version, 1);
 	cr_expect_eq(seen.last_obs_id, 6);
 	finish();
-}
-
-/* Wait (at most 10 s) until the worker runs set id. */
-static void wait_running(unsigned long long id)
-{
-	struct west_worker_stats s;
-	for (int n = 0; n < 10000; n++, usleep(1000)) {
-		west_worker_stats(&worker, &s);
-		if (s.running_id == id)
-			return;
-	}
-	cr_assert_fail("set %llu did not start within 10 s", id);
 }
 
 /* A long solve runs (1); set 2 waits; held set 3 replaces it.  Dropped: 2
