@@ -29,10 +29,10 @@
  *
  * On x86-64 the vector code is built for AVX2 and for AVX-512 and runs on
  * processors that have them (__builtin_cpu_supports; AVX-512 first);
- * others run the references.  Elsewhere
- * the vectors map to what the target has.  Rows run in parallel as in the
- * references, over the same rows (a view's own rows where the reference
- * takes only those: kernels.h).
+ * others run the references.  Elsewhere the vectors map to what the
+ * target has.  Rows run in parallel as in the references, over the same
+ * rows (a view's own rows where the reference takes only those:
+ * kernels.h).
  */
 #include <math.h>
 #include <stdint.h>
