@@ -202,8 +202,9 @@ static unsigned long long submit(struct west_worker *w, struct west_obs_set *set
 
 	pthread_mutex_lock(&w->lock);
 	assert(!w->held_id);   /* released before the next submit */
-	if (version)
-		*version = west_store_version(w->store) + (w->st.running_id ? 2 : 1);
+	if (version)   /* a dropped solve publishes nothing */
+		*version = west_store_version(w->store) +
+			   (w->st.running_id && w->st.running_id != w->dropped_id ? 2 : 1);
 	if (held) {
 		w->held_id = id;
 		w->held_prev = w->pending, w->held_prev_id = w->st.pending_id;

@@ -14,7 +14,8 @@
  * Versions: submit says which field version the set will be published
  * as, if every solve before it succeeds (a failed solve publishes nothing,
  * so later sets come out one version earlier) and no newer submit
- * supersedes it (the newer set then takes that version).
+ * supersedes it (the newer set then takes that version).  A held set
+ * already dropped (below) counts for none, even while it is still solved.
  *
  * Grid: the worker holds a reference on the grid it solves on and gives
  * one to each field it publishes.  west_worker_set_grid (a terrain reload)

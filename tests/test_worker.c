@@ -287,7 +287,7 @@ Test(worker, a_held_set_is_published_once_kept)
 
 Test(worker, a_dropped_held_set_is_never_published)
 {
-	struct west_obs_set set = one_station(5.5), next = one_station(3.0);
+	struct west_obs_set set = one_station(5.5);
 	struct west_worker_stats s;
 
 	start(20);
@@ -300,10 +300,24 @@ Test(worker, a_dropped_held_set_is_never_published)
 	cr_expect_eq(s.submitted, 0);
 	cr_expect_eq(s.solved + s.failed + s.superseded, 0);
 	cr_expect_eq(seen.published + seen.failed, 0, "the hooks saw a dropped set");
+	finish();
+}
 
-	/* the version it would have had goes to the next set */
-	west_worker_submit(&worker, &next, 6, NULL);
+/* Dropped while it is still being solved: the next set is promised the
+ * version the dropped one would have had, and gets it. */
+Test(worker, a_set_dropped_while_solved_takes_no_version)
+{
+	struct west_obs_set set = one_station(5.5), next = one_station(3.0);
+	unsigned long long v;
+
+	start(3000);
+	west_worker_submit_held(&worker, &set, 5, NULL);
+	wait_running(5);
+	cr_expect_eq(west_worker_release(&worker, 0), 0);
+	west_worker_submit(&worker, &next, 6, &v);
+	cr_expect_eq(v, 1, "promised version %llu", v);
 	west_worker_wait_idle(&worker);
+	cr_expect_eq(seen.published, 1);
 	cr_expect_eq(seen.last_version, 1);
 	cr_expect_eq(seen.last_obs_id, 6);
 	finish();
