@@ -37,6 +37,12 @@
 #define WEST_PLUME_DT_MIN 1e-3     /* s: the least step (but a chunk's last) */
 #define WEST_PLUME_TL_MIN 0.1      /* s: the least Lagrangian time scale */
 #define WEST_PLUME_VAR_MIN 1e-6    /* m^2/s^2: the least velocity variance */
+/* s: the least horizontal T_L in stable air, for meander: Draxler's (1976)
+ * lateral dispersion, sigma_y = sigma_v t / (1 + 0.9 (t / T_i)^(1/2)) with
+ * T_i = 1000 s for releases near the ground (Irwin 1983 recommends it for
+ * every class), grows as sigma_v (t T_i)^(1/2) / 0.9 at long times, as the
+ * Langevin model's sigma_v (2 T_L t)^(1/2) does when T_L = T_i / (2 0.9^2). */
+#define WEST_PLUME_TL_MEANDER (1000.0 / (2.0 * 0.9 * 0.9))
 #define WEST_PLUME_STREAM 0x706c756du   /* the counter's fourth word, "plum" */
 
 /* ------------------------------------------------------ Philox4x32-10 */
@@ -170,18 +176,20 @@ WEST_HD void west_plume_unstable(double us, double ws, double inv_l, double h, d
 
 /* Stable (1/L > 0; Hanna 1982): with a = 1 - z/h, sigma_u = 2 u* a,
  * sigma_v = sigma_w = 1.3 u* a, T_Lu = 0.15 h / sigma_u (z/h)^0.5,
- * T_Lv = 0.467 T_Lu, T_Lw = 0.1 h / sigma_w (z/h)^0.8. */
+ * T_Lv = 0.467 T_Lu, T_Lw = 0.1 h / sigma_w (z/h)^0.8; T_Lu and T_Lv at
+ * least WEST_PLUME_TL_MEANDER (Hanna's are the small eddies' alone: a few
+ * seconds near the ground, where stable plumes meander over minutes). */
 WEST_HD void west_plume_stable(double us, double h, double z, struct west_kprof *o)
 {
 	double zeta = z / h, a = 1.0 - zeta;
-	double su = 2.0 * us * a, sw = 1.3 * us * a;
+	double su = 2.0 * us * a, sw = 1.3 * us * a, tu = 0.15 * h / su * sqrt(zeta);
 
 	o->s2[0] = su * su;
 	o->s2[1] = o->s2[2] = sw * sw;
 	o->ds2[0] = -2.0 * o->s2[0] / (a * h);
 	o->ds2[1] = o->ds2[2] = -2.0 * o->s2[2] / (a * h);
-	o->tl[0] = 0.15 * h / su * sqrt(zeta);
-	o->tl[1] = 0.467 * o->tl[0];
+	o->tl[0] = west_dmax(tu, WEST_PLUME_TL_MEANDER);
+	o->tl[1] = west_dmax(0.467 * tu, WEST_PLUME_TL_MEANDER);
 	o->tl[2] = 0.1 * h / sw * pow(zeta, 0.8);
 }
 

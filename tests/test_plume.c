@@ -269,7 +269,7 @@ Test(plume, profile_derivatives)
 	}
 }
 
-/* Hanna (1982)'s values at hand-worked points. */
+/* Hanna (1982)'s values at hand-worked points, and the stable meander's floor. */
 Test(plume, profile_values)
 {
 	struct west_kplume k = { .tl = 0 };
@@ -287,6 +287,17 @@ Test(plume, profile_values)
 	west_plume_profile(&k, &sta, 200.0, 50.0, &a);
 	cr_expect_float_eq(sqrt(a.s2[2]), 1.3 * us * 0.75, 1e-12);
 	cr_expect_float_eq(a.tl[2], 0.1 * 200.0 / (1.3 * us * 0.75) * pow(0.25, 0.8), 1e-9);
+	/* its horizontal T_L, Hanna's 40 s and 18.7 s, held at the meander's */
+	cr_expect(a.tl[0] == WEST_PLUME_TL_MEANDER && a.tl[1] == WEST_PLUME_TL_MEANDER,
+		  "stable T_Lu %g s, T_Lv %g s: the meander's %g s expected", a.tl[0], a.tl[1],
+		  WEST_PLUME_TL_MEANDER);
+	cr_expect_float_eq(WEST_PLUME_TL_MEANDER, 617.28, 0.01);
+	/* h 2000 m, u* 0.05, z 1000 m: Hanna's T_Lu = 0.15 h / (2 u* 0.5) 0.5^0.5,
+	 * 4243 s, and T_Lv = 0.467 T_Lu are longer, and kept */
+	sta.ustar = 0.05f;
+	us = (double)0.05f;
+	west_plume_profile(&k, &sta, 2000.0, 1000.0, &a);
+	cr_expect_float_eq(a.tl[0], 0.15 * 2000.0 / (2.0 * us * 0.5) * sqrt(0.5), 1e-9);
 	cr_expect_float_eq(a.tl[1], 0.467 * a.tl[0], 1e-12);
 }
 
