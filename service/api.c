@@ -787,6 +787,7 @@ void api_get_metrics(struct west_req *r)
 	g.ready = westd_ready(d, why, sizeof why);
 	g.backend = d->be->name, g.device = d->device, g.version = PACKAGE_VERSION;
 	g.partitions = westd_partitions(d);
+	g.report = p ? &p->field.report : NULL;
 	releases_gauges(d, &g);
 	west_metrics_process_read(&proc);
 	g.process = &proc;

@@ -34,6 +34,7 @@
  * of /proc/self/fd less the one its own listing holds open.
  */
 #include "metrics.h"
+#include "field.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -598,6 +599,28 @@ static void gauge(struct buf *b, const char *name, const char *help, double valu
 		sample(b, name, NULL, 0, fmt_double(v, value));
 }
 
+/* The current field's slabs (field.h, west_report_slab) and its solve's
+ * share of time in exchanges. */
+static void render_slabs(struct buf *b, const struct west_report *r)
+{
+	char v[32], slab[16], rank[16];
+	const char *kv[6] = { "slab", slab, "backend", "", "rank", rank };
+
+	family(b, "westd_partition_cells", "gauge",
+	       "Cells of each slab the current field was solved in, by slab, its "
+	       "backend and its MPI rank.");
+	for (int p = 0; p < r->partitions && p < WEST_REPORT_SLABS; p++) {
+		snprintf(slab, sizeof slab, "%d", p);
+		snprintf(rank, sizeof rank, "%d", r->slab[p].rank);
+		kv[3] = r->slab[p].backend;
+		sample(b, "westd_partition_cells", kv, 3,
+		       fmt_ull(v, (unsigned long long)r->slab[p].cells));
+	}
+	gauge(b, "westd_solve_exchange_share",
+	      "Share of the current field's solve time spent in its slabs' exchanges.",
+	      west_report_exchange_share(r));
+}
+
 /* process_* but the start time (render_gauges has it); help texts as
  * client_golang writes them. */
 static void render_process(struct buf *b, const struct west_metrics_process *p)
@@ -663,6 +686,8 @@ static void render_gauges(struct buf *b, const struct west_metrics_gauges *g)
 		       "Slabs of the grid each field is solved in (config devices; 1: one device).");
 		sample(b, "westd_partitions", NULL, 0, fmt_ull(v, (unsigned long long)g->partitions));
 	}
+	if (g->report)
+		render_slabs(b, g->report);
 	gauge(b, "process_start_time_seconds",
 	      "Start time of the process since unix epoch in seconds.",
 	      g->start_time_seconds);

@@ -51,6 +51,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+struct west_report;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -173,6 +175,9 @@ struct west_metrics_gauges {
 	int ready;                        /* 1/0 */
 	const char *backend, *device, *solver, *version; /* NULL reads as "" */
 	int partitions;                   /* slabs a field is solved in; 0: no sample */
+	/* the current field's solve (field.h): its slabs' cells and its share
+	 * of time in exchanges; NULL (no field yet): no samples */
+	const struct west_report *report;
 	double start_time_seconds;        /* s since the epoch; NaN: no sample */
 	/* NULL: the other process_* families are left out; else their
 	 * samples, each left out when NaN (start_time_seconds above is the

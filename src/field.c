@@ -159,6 +159,25 @@ static json_t *convergence_json(const struct west_convergence *c)
 			 "rel_max", c->rel_max, "rel_l2", c->rel_l2);
 }
 
+/* The slabs of r (west_report_slab), one per partition. */
+static json_t *slabs_json(const struct west_report *r)
+{
+	json_t *a = json_array();
+	for (int p = 0; p < r->partitions && p < WEST_REPORT_SLABS; p++) {
+		const struct west_report_slab *s = &r->slab[p];
+		json_array_append_new(a, json_pack("{s:s, s:i, s:[I, I], s:I}", "backend",
+						   s->backend, "rank", s->rank, "rows",
+						   (json_int_t)s->j0, (json_int_t)s->j1, "cells",
+						   (json_int_t)s->cells));
+	}
+	return a;
+}
+
+double west_report_exchange_share(const struct west_report *r)
+{
+	return r->total_seconds > 0 ? r->exchange_seconds / r->total_seconds : 0.0;
+}
+
 json_t *west_report_json(const struct west_report *r)
 {
 	json_t *sec = json_object();
@@ -166,7 +185,7 @@ json_t *west_report_json(const struct west_report *r)
 		json_object_set_new(sec, west_step_key(s), json_real(r->step_seconds[s]));
 	json_object_set_new(sec, "total", json_real(r->total_seconds));
 	json_object_set_new(sec, "exchange", json_real(r->exchange_seconds));
-	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:f, s:o, s:o, s:o, s:o, s:i}",
+	return json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:I, s:b, s:f, s:f, s:o, s:o, s:o, s:o, s:i, s:o, s:f}",
 			 "backend", r->backend, "solver", r->solver,
 			 "indexing", r->indexing, "omega", r->omega, "eta", r->eta,
 			 "tolerance", r->tolerance,
@@ -176,5 +195,7 @@ json_t *west_report_json(const struct west_report *r)
 			 "start", convergence_json(&r->start),
 			 "end", convergence_json(&r->end),
 			 "final", convergence_json(&r->final), "seconds", sec,
-			 "partitions", r->partitions > 1 ? r->partitions : 1);
+			 "partitions", r->partitions > 1 ? r->partitions : 1,
+			 "slabs", slabs_json(r),
+			 "exchange_share", west_report_exchange_share(r));
 }

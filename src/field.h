@@ -54,6 +54,17 @@ struct west_convergence {
 	double rel_l2;    /* ||D||_2 / ||D_initial||_2 (1 at the start) */
 };
 
+/* The most slabs a report lists (parts.h's WEST_MAX_PARTS). */
+#define WEST_REPORT_SLABS 16
+
+/* One slab of a solve (parts.h): where it was computed and its rows. */
+struct west_report_slab {
+	char backend[16];        /* its kernels' backend: "cpu", "cuda" */
+	int rank;                /* the MPI rank that held it (0: this process) */
+	size_t j0, j1;           /* its own rows of the grid, j0 <= j < j1 */
+	size_t cells;            /* its own cells, nx (j1 - j0) nz */
+};
+
 struct west_report {
 	char backend[16];        /* "cpu", "cuda" */
 	char solver[32];         /* "multigrid", "sor-velocity", "sor-potential" */
@@ -76,6 +87,9 @@ struct west_report {
 					 * 0 for one): on MPI ranks the waits for
 					 * messages, in one process the copies'
 					 * queueing (on a GPU not their run) */
+	struct west_report_slab slab[WEST_REPORT_SLABS];   /* the first
+							      * partitions (1: the
+							      * whole grid) */
 };
 
 struct west_field {
@@ -128,6 +142,9 @@ void west_field_centres(const struct west_field *f, const struct west_grid *g, i
  * command's --json, the API and the snapshot reader's users. */
 struct json_t;
 struct json_t *west_report_json(const struct west_report *r);
+/* Of r's solve time, the share spent in the partitions' exchanges (0 when
+ * it took no time). */
+double west_report_exchange_share(const struct west_report *r);
 
 #ifdef __cplusplus
 }

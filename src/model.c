@@ -196,6 +196,22 @@ static void report_init(struct west_report *r, const struct west_grid *g,
 	r->h = h, r->u_ref = u_ref;
 }
 
+/* The slabs ps solved in: each one's backend, rank and own rows of g. */
+static void report_slabs(struct west_report *r, const struct west_parts *ps,
+			 const struct west_grid *g)
+{
+	_Static_assert(WEST_REPORT_SLABS == WEST_MAX_PARTS, "a report lists every slab");
+	for (int p = 0; p < ps->n; p++) {
+		const struct west_part *q = &ps->part[p];
+		struct west_report_slab *s = &r->slab[p];
+
+		snprintf(s->backend, sizeof s->backend, "%s", q->ops->backend);
+		s->rank = q->rank;
+		s->j0 = q->a[0], s->j1 = q->b[0];
+		s->cells = g->nx * (s->j1 - s->j0) * g->nz;
+	}
+}
+
 /* One kernel call on every partition (k its table, wk its work, p it). */
 #define EACH_PART(x, st, call) \
 	WEST_EACH_PART((x)->ps, p) { \
@@ -275,6 +291,7 @@ enum west_status west_model_solve_parts(struct west_parts *ps, const struct west
 	r->total_seconds = now_seconds() - t_start;
 	r->partitions = ps->n;
 	r->exchange_seconds = ps->exchange_seconds;
+	report_slabs(r, ps, g);
 	if (st)
 		return west_fail(err, errlen, st, "model: %s failed",
 				 west_step_name(x.step));

@@ -41,7 +41,7 @@ VOLATILE = {
     "published", "published_at", "published_seconds_ago", "age_seconds",
     "received_at", "uptime_seconds", "modified",
     # how fast, on how many threads, in which temporary directory
-    "seconds", "last_seconds", "device", "dir", "bytes",
+    "seconds", "last_seconds", "device", "dir", "bytes", "exchange_share",
     # the solver's residuals after it stopped (the last digits of sums)
     "end", "final",
     # the worker's counters while the examples post sets

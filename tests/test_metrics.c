@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "field.h"
 #include "metrics.h"
 
 static struct west_metrics *m;
@@ -446,6 +447,29 @@ Test(metrics, gauges_and_info)
 	ASSERT_LINE("process_max_fds 1024");
 	ASSERT_LINE("process_virtual_memory_bytes 1500000000");
 	ASSERT_LINE("process_resident_memory_bytes 123863040");
+}
+
+/* The current field's slabs: cells by slab, backend and rank, and its
+ * solve's share of time in exchanges; no field, no family. */
+Test(metrics, slabs_of_the_current_field)
+{
+	struct west_metrics_gauges g = gauges0;
+	struct west_report r = { .partitions = 2, .total_seconds = 0.5, .exchange_seconds = 0.125 };
+
+	r.slab[0] = (struct west_report_slab){ "cpu", 0, 0, 40, 96 * 40 * 30 };
+	r.slab[1] = (struct west_report_slab){ "cpu", 1, 40, 80, 96 * 40 * 30 };
+	g.partitions = 2;
+	g.report = &r;
+	render(&g);
+	cr_assert(has_family("westd_partition_cells", "gauge"));
+	cr_assert(has_family("westd_solve_exchange_share", "gauge"));
+	ASSERT_LINE("westd_partition_cells{slab=\"0\",backend=\"cpu\",rank=\"0\"} 115200");
+	ASSERT_LINE("westd_partition_cells{slab=\"1\",backend=\"cpu\",rank=\"1\"} 115200");
+	ASSERT_LINE("westd_solve_exchange_share 0.25");
+	g.report = NULL;
+	render(&g);
+	cr_assert(!strstr(text, "westd_partition_cells"), "a family without a field");
+	cr_assert(!strstr(text, "westd_solve_exchange_share"), "a family without a field");
 }
 
 /* Unknown values (no /proc) leave their samples out, the families stay;

@@ -111,6 +111,14 @@ static int same(const struct west_grid *g, const struct west_field *a,
 			 b->report.partitions, b->report.exchange_seconds);
 		return 0;
 	}
+	for (int p = 0; p < b->report.partitions; p++)
+		if (b->report.slab[p].rank != p ||
+		    b->report.slab[p].j1 <= b->report.slab[p].j0 ||
+		    b->report.slab[p].j0 != (p ? b->report.slab[p - 1].j1 : 0)) {
+			snprintf(why, len, "slab %d: rank %d, rows [%zu, %zu)", p,
+				 b->report.slab[p].rank, b->report.slab[p].j0, b->report.slab[p].j1);
+			return 0;
+		}
 	return 1;
 }
 

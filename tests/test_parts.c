@@ -92,6 +92,27 @@ static void same_field(const struct west_grid *g, const struct west_field *one,
 		     what);
 }
 
+/* r lists n slabs of g that are its rows in order, each one's cells, on
+ * the CPU backend in this process. */
+static void slabs_cover(const struct west_grid *g, const struct west_report *r, int n,
+			const char *what)
+{
+	size_t j = 0, cells = 0;
+
+	cr_assert_eq(r->partitions, n, "%s: %d slabs reported", what, r->partitions);
+	for (int p = 0; p < n; p++) {
+		const struct west_report_slab *s = &r->slab[p];
+		cr_assert(s->j0 == j && s->j1 > s->j0, "%s: slab %d rows [%zu, %zu) after row %zu",
+			  what, p, s->j0, s->j1, j);
+		cr_assert_eq(s->cells, g->nx * (s->j1 - s->j0) * g->nz, "%s: slab %d cells", what, p);
+		cr_assert_str_eq(s->backend, "cpu", "%s: slab %d", what, p);
+		cr_assert_eq(s->rank, 0, "%s: slab %d", what, p);
+		j = s->j1, cells += s->cells;
+	}
+	cr_assert(j == g->ny && cells == g->nx * g->ny * g->nz, "%s: the slabs end at row %zu",
+		  what, j);
+}
+
 struct case_ {
 	enum west_solver solver;
 	enum west_indexing indexing;
@@ -135,6 +156,8 @@ ParameterizedTest(struct case_ *c, parts, bit_identical_to_one_device)
 		 c->solver, c->n, lp);
 	cr_assert_gt(one.report.iterations, 1, "%s: the solve iterates", what);
 	same_field(&g, &one, &f, what);
+	slabs_cover(&g, &one.report, 1, "one device");
+	slabs_cover(&g, &f.report, c->n, what);
 	west_field_free(&one);
 	west_field_free(&f);
 	west_obs_set_free(&obs);

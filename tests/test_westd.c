@@ -178,13 +178,25 @@ Test(westd, devices_in_slabs_serve_the_one_device_field)
 		fix_post_and_wait(&w);
 		json_t *s = fix_get_json(&w, "/v1/status");
 		cr_expect_eq(integer(json_object_get(s, "backend"), "partitions"), run ? 2 : 1);
-		cr_expect(json_is_true(json_object_get(json_object_get(s, "last_solve"),
-							"converged")));
+		json_t *last = json_object_get(s, "last_solve"), *sl = json_object_get(last, "slabs");
+		cr_expect(json_is_true(json_object_get(last, "converged")));
+		cr_expect_eq(json_array_size(sl), run ? 2 : 1, "last_solve.slabs");
+		cr_expect_eq(integer(json_array_get(sl, 0), "rank"), 0);
+		cr_expect_str_eq(json_string_value(json_object_get(json_array_get(sl, 0), "backend")),
+				 "cpu");
+		cr_expect(json_is_real(json_object_get(last, "exchange_share")));
 		json_decref(s);
 		struct http_resp r;
 		fix_get(&w, "/metrics", &r);
 		cr_expect(strstr(r.body, run ? "\nwestd_partitions 2\n" : "\nwestd_partitions 1\n"),
 			  "westd_partitions in /metrics");
+		cr_expect(strstr(r.body, run ? "\nwestd_partition_cells{slab=\"1\",backend=\"cpu\","
+					      "rank=\"0\"} " :
+					      "\nwestd_partition_cells{slab=\"0\",backend=\"cpu\","
+					      "rank=\"0\"} "),
+			  "westd_partition_cells in /metrics");
+		cr_expect(strstr(r.body, "\nwestd_solve_exchange_share "),
+			  "westd_solve_exchange_share in /metrics");
 		fix_resp_free(&r);
 		struct wind now = point_wind();
 		if (!run)
