@@ -29,9 +29,9 @@
  *    freedom, p = 0.001); a model without the drift term 1/2 d(sigma_w^2)/dz
  *    (1 + w^2/sigma_w^2) (in the normalized form the particles use,
  *    d sigma_w / dz) gathers particles where sigma_w is small: taken out,
- *    these runs gave chi-square 600 (B), 32 (D) and 1445 (F) (on a 2 km
- *    domain, before the stable meander spread particles out by its sides,
- *    731, 49 and 1304).
+ *    these runs gave chi-square 600 (B), 32 (D) and 1445 (F) (731, 49 and
+ *    1304 on the 2 km domain used before, which some particles left by its
+ *    sides, more of them in F once the stable meander widened its spread).
  *  - cuda_matches_cpu: docs/model.md, "Release plumes", CPU and GPU.
  *  - cuda_order_changes_nothing: the GPU's order of the particles
  *    (kernels.h, struct west_kparticles) leaves every output bit for bit.
