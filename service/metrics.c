@@ -609,7 +609,7 @@ static void render_slabs(struct buf *b, const struct west_report *r)
 	family(b, "westd_partition_cells", "gauge",
 	       "Cells of each slab the current field was solved in, by slab, its "
 	       "backend and its MPI rank.");
-	for (int p = 0; p < r->partitions && p < WEST_REPORT_SLABS; p++) {
+	for (int p = 0; p < r->partitions && p < WEST_MAX_PARTS; p++) {
 		snprintf(slab, sizeof slab, "%d", p);
 		snprintf(rank, sizeof rank, "%d", r->slab[p].rank);
 		kv[3] = r->slab[p].backend;

@@ -54,8 +54,9 @@ struct west_convergence {
 	double rel_l2;    /* ||D||_2 / ||D_initial||_2 (1 at the start) */
 };
 
-/* The most slabs a report lists (parts.h's WEST_MAX_PARTS). */
-#define WEST_REPORT_SLABS 16
+/* The most partitions one field is solved in (parts.h); a report lists
+ * every one. */
+#define WEST_MAX_PARTS 16
 
 /* One slab of a solve (parts.h): where it was computed and its rows. */
 struct west_report_slab {
@@ -87,9 +88,8 @@ struct west_report {
 					 * 0 for one): on MPI ranks the waits for
 					 * messages, in one process the copies'
 					 * queueing (on a GPU not their run) */
-	struct west_report_slab slab[WEST_REPORT_SLABS];   /* the first
-							      * partitions (1: the
-							      * whole grid) */
+	/* the first `partitions` are the slabs (one: the whole grid) */
+	struct west_report_slab slab[WEST_MAX_PARTS];
 };
 
 struct west_field {

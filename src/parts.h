@@ -50,8 +50,6 @@
 #include "obs.h"
 #include "status.h"
 
-#define WEST_MAX_PARTS 16
-
 /* Where the hierarchy stops being cut (docs/design.md section 5). */
 #define WEST_PARTS_MIN_ROWS 4
 #define WEST_PARTS_MIN_CELLS 32768
