@@ -604,16 +604,17 @@ static void gauge(struct buf *b, const char *name, const char *help, double valu
 static void render_slabs(struct buf *b, const struct west_report *r)
 {
 	char v[32], slab[16], rank[16];
-	const char *kv[6] = { "slab", slab, "backend", "", "rank", rank };
+	const char *kv[8] = { "slab", slab, "backend", "", "device", "", "rank", rank };
 
 	family(b, "westd_partition_cells", "gauge",
 	       "Cells of each slab the current field was solved in, by slab, its "
-	       "backend and its MPI rank.");
+	       "backend, its device and its MPI rank.");
 	for (int p = 0; p < r->partitions && p < WEST_MAX_PARTS; p++) {
 		snprintf(slab, sizeof slab, "%d", p);
 		snprintf(rank, sizeof rank, "%d", r->slab[p].rank);
 		kv[3] = r->slab[p].backend;
-		sample(b, "westd_partition_cells", kv, 3,
+		kv[5] = r->slab[p].device;
+		sample(b, "westd_partition_cells", kv, 4,
 		       fmt_ull(v, (unsigned long long)r->slab[p].cells));
 	}
 	gauge(b, "westd_solve_exchange_share",

@@ -73,8 +73,9 @@ enum west_status west_backend_probe(const char *name, char *err, size_t errlen);
  * and the reason when it is not built or not usable here.
  */
 /* The backend config c asks for: its devices list's when that is not auto
- * (cpu partitions: the CPU backend; cuda:0: CUDA), else its backend key;
- * the two must agree when both are set.  Under mpirun (ranks.h) devices
+ * (cpu partitions: the CPU backend; cuda:N: CUDA, each GPU it names
+ * checked when CUDA works here), else its backend key; the two must agree
+ * when both are set.  Under mpirun (ranks.h) devices
  * is not used, and auto is the CPU. */
 enum west_status west_backend_choice_of(const struct west_config *c,
 					enum west_backend_choice *out, char *err,

@@ -2,7 +2,8 @@
  * backend_cuda.c: the CUDA backend (built with --with-cuda).  The runtime is
  * linked statically, so this code loads on machines without a GPU or driver;
  * probe then reports why CUDA is unusable and auto selection falls back to
- * the CPU.  Device 0 is used.
+ * the CPU.  Device 0 is used; a solve in slabs (config devices, parts.h)
+ * may put them on other devices too (cuda_peers, cuda_bind, cuda_join).
  *
  * Residency: upload_terrain copies the terrain altitudes and the level
  * arrays, builds the land mask and the transparencies on the device (WEST
@@ -212,8 +213,74 @@ static enum west_status cuda_fill(void *dst, int byte, size_t bytes, char *err, 
 static enum west_status cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
 				    size_t width, size_t height, char *err, size_t errlen)
 {
+	/* cudaMemcpyDefault: the devices of dst and src from their unified
+	 * addresses, which may be two GPUs' (cuda_peers) */
 	WEST_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
-					cudaMemcpyDeviceToDevice, cudaStreamPerThread), err, errlen);
+					cudaMemcpyDefault, cudaStreamPerThread), err, errlen);
+	return WEST_OK;
+}
+
+/* ------------------------------------------------- several devices */
+
+/* The highest device number a list may name (config.c takes two digits). */
+#define MAX_DEVICE 99
+
+static enum west_status cuda_peers(const int *dev, int n, char *err, size_t errlen)
+{
+	int count;
+	WEST_CUDA_TRY(cudaGetDeviceCount(&count), err, errlen);
+	for (int i = 0; i < n; i++)
+		if (dev[i] < 0 || dev[i] >= count)
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "cuda:%d: no such device (%d visible: cuda:0 to cuda:%d)",
+					 dev[i], count, count - 1);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			int can = 0;
+			cudaError_t e;
+			if (dev[i] == dev[j])
+				continue;
+			WEST_CUDA_TRY(cudaDeviceCanAccessPeer(&can, dev[i], dev[j]), err, errlen);
+			if (!can)   /* copies between them go through the host */
+				continue;
+			WEST_CUDA_TRY(cudaSetDevice(dev[i]), err, errlen);
+			e = cudaDeviceEnablePeerAccess(dev[j], 0);
+			if (e == cudaErrorPeerAccessAlreadyEnabled)
+				cudaGetLastError();   /* not an error: clear it */
+			else
+				WEST_CUDA_TRY(e, err, errlen);
+		}
+	return WEST_OK;
+}
+
+static enum west_status cuda_bind(int dev)
+{
+	WEST_CUDA_LOG(cudaSetDevice(dev));
+	return WEST_OK;
+}
+
+/* The calling thread's join events, one per device, each made on its own
+ * device at first use and kept for the thread's life. */
+static __thread cudaEvent_t join_event[MAX_DEVICE + 1];
+
+static enum west_status cuda_join(const int *dev, int n)
+{
+	if (n < 2)
+		return WEST_OK;
+	for (int i = 0; i < n; i++) {
+		cudaEvent_t *ev = &join_event[dev[i]];
+		WEST_CUDA_LOG(cudaSetDevice(dev[i]));
+		if (!*ev)
+			WEST_CUDA_LOG(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+		WEST_CUDA_LOG(cudaEventRecord(*ev, cudaStreamPerThread));
+	}
+	for (int i = 0; i < n; i++) {
+		WEST_CUDA_LOG(cudaSetDevice(dev[i]));
+		for (int j = 0; j < n; j++)
+			if (j != i)
+				WEST_CUDA_LOG(cudaStreamWaitEvent(cudaStreamPerThread,
+								  join_event[dev[j]], 0));
+	}
 	return WEST_OK;
 }
 
@@ -300,6 +367,9 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.fill = cuda_fill,
 	.copy2d = cuda_copy2d,
 	.free = cuda_release,
+	.peers = cuda_peers,
+	.bind = cuda_bind,
+	.join = cuda_join,
 };
 
 /* -------------------------------------------------------------- state */
@@ -373,6 +443,7 @@ static void release(struct cuda_state *s)
 	memset(&s->d, 0, sizeof s->d);
 	drop_mg(s);
 	west_parts_drop(&s->parts);
+	cudaSetDevice(s->device);   /* the set's devices were bound in turn */
 	s->grid = NULL;
 	s->bytes = 0;
 	release_stations(s);
@@ -727,9 +798,10 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
 	return download(s, f->stability, s->d.cls, g->nx * g->ny, err, errlen);
 }
 
-/* The solve in o->partitions slabs of the grid on this GPU (parts.h), the
- * slabs exchanging their rows by device copies; the field is brought
- * together in the one-device arrays and comes down as theirs does. */
+/* The solve in o->partitions slabs of the grid on the GPUs o->device
+ * names (parts.h), the slabs exchanging their rows by device copies (peer
+ * copies between GPUs); the field is brought together in this device's
+ * one-device arrays and comes down as theirs does. */
 static enum west_status run_parts(struct cuda_state *s, const struct west_obs_set *obs,
 				  const struct west_solve_opts *o, struct west_field *f,
 				  west_progress_fn progress, void *ctx, double t0, char *err,
@@ -738,6 +810,10 @@ static enum west_status run_parts(struct cuda_state *s, const struct west_obs_se
 	enum west_status rc = west_parts_solve(&s->parts, s->grid, &west_kernels_cuda, obs, o, f,
 					       s->d.u, s->d.v, s->d.w, s->d.cls, progress, ctx,
 					       err, errlen);
+	cudaError_t e = cudaSetDevice(s->device);   /* the set's were bound in turn */
+	if (!rc && e != cudaSuccess)
+		rc = west_fail(err, errlen, WEST_ERR_CUDA, "cudaSetDevice(%d): %s", s->device,
+			       cudaGetErrorString(e));
 	if (!rc && !(rc = download_field(s, f, err, errlen)))
 		f->report.total_seconds = now_seconds() - t0;
 	return rc;

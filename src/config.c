@@ -124,8 +124,8 @@ static const struct conf_row rows[] = {
 		"auto", 0, "compute backend (auto = CUDA when a GPU answers)" },
 	[WEST_CONF_DEVICES] = {
 		"devices", CONF_DEVICES, FIELD(devices), 0, 0, 0, NULL, "auto", 0,
-		"auto (the backend key decides), or partitions: cpu or cuda:0 listed N "
-		"times cuts the grid into N slabs on that device" },
+		"auto (the backend key decides), or partitions: cpu, or cuda:N for GPU N, "
+		"listed N times cuts the grid into N slabs on those devices" },
 	[WEST_CONF_WEIGHTS] = {
 		"weights", CONF_WEIGHTS, FIELD(weights), 0, 0, 0, NULL, "auto", 0,
 		"the partitions' shares of the rows: auto (even; MPI ranks: by measured speed) "
@@ -343,30 +343,31 @@ enum west_status west_devices_parse(const char *v, struct west_devices *d, char 
 		n = strcspn(p, ",");
 		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
 			n--;
-		if (n == 3 && strncasecmp(p, "cpu", 3) == 0)
-			d->cpu++;
-		else if (n == 6 && strncasecmp(p, "cuda:0", 6) == 0)
-			d->cuda++;
-		else if (n > 5 && strncasecmp(p, "cuda:", 5) == 0 &&
-			 strspn(p + 5, "0123456789") == n - 5)
-			return west_fail(err, errlen, WEST_ERR_INVALID,
-					 "'%.*s': westd computes on CUDA device 0 only (cuda:0)",
-					 (int)(n < 40 ? n : 40), p);
-		else
-			return west_fail(err, errlen, WEST_ERR_INVALID,
-					 "'%.*s' is not auto, cpu or cuda:0",
-					 (int)(n < 40 ? n : 40), p);
-		if (++d->n > 16)
+		if (d->n == 16)
 			return west_fail(err, errlen, WEST_ERR_INVALID,
 					 "more than 16 partitions");
+		if (n == 3 && strncasecmp(p, "cpu", 3) == 0)
+			d->cpu++;
+		else if (n > 5 && n < 8 && strncasecmp(p, "cuda:", 5) == 0 &&
+			 strspn(p + 5, "0123456789") == n - 5)
+			d->dev[d->n] = atoi(p + 5), d->cuda++;
+		else
+			return west_fail(err, errlen, WEST_ERR_INVALID,
+					 "'%.*s' is not auto, cpu or cuda:N (a CUDA device number)",
+					 (int)(n < 40 ? n : 40), p);
+		d->n++;
 		p += strcspn(p, ",");
 		if (!*p++)
 			break;
 	}
+	if (d->n == 1 && d->cuda && d->dev[0] != 0)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "cuda:%d alone: one GPU is cuda:0; to use another, start westd "
+				 "with CUDA_VISIBLE_DEVICES=%d", d->dev[0], d->dev[0]);
 	if (d->cuda && d->cpu)
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "partitions on the CPU beside a GPU are not built yet "
-				 "(docs/design.md section 5): list cpu or cuda:0 entries, not both");
+				 "(docs/design.md section 5): list cpu or cuda:N entries, not both");
 	return WEST_OK;
 }
 

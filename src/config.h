@@ -164,12 +164,17 @@ enum west_status west_config_load(struct west_config *c, const char *path,
 /*
  * The config key devices: "auto" (n = 0: the backend key decides), or a
  * comma-separated list of partitions, each "cpu" (the CPU backend) or
- * "cuda:0" (the CUDA backend, device 0), not both kinds (not built yet,
+ * "cuda:N" (the CUDA backend, device N), not both kinds (not built yet,
  * docs/design.md section 5); listed two or more times, the grid is cut
- * into that many slabs (parts.h).  Fails with a message naming the entry.
+ * into that many slabs (parts.h), partition p on device dev[p] (a device
+ * may be listed more than once).  A list of one entry is cpu or cuda:0
+ * (another GPU alone: CUDA_VISIBLE_DEVICES).  Whether device N exists is
+ * checked at start (west_backend_choice_of).  Fails with a message
+ * naming the entry.
  */
 struct west_devices {
-	int n, cpu, cuda;   /* entries; of them cpu and cuda:0 */
+	int n, cpu, cuda;   /* entries; of them cpu and cuda:N */
+	int dev[16];        /* entry p's CUDA device (0 for cpu) */
 };
 enum west_status west_devices_parse(const char *v, struct west_devices *d, char *err,
 				    size_t errlen);

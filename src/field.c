@@ -165,8 +165,9 @@ static json_t *slabs_json(const struct west_report *r)
 	json_t *a = json_array();
 	for (int p = 0; p < r->partitions && p < WEST_MAX_PARTS; p++) {
 		const struct west_report_slab *s = &r->slab[p];
-		json_array_append_new(a, json_pack("{s:s, s:i, s:[I, I], s:I}", "backend",
-						   s->backend, "rank", s->rank, "rows",
+		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:[I, I], s:I}", "backend",
+						   s->backend, "device", s->device, "rank",
+						   s->rank, "rows",
 						   (json_int_t)s->j0, (json_int_t)s->j1, "cells",
 						   (json_int_t)s->cells));
 	}

@@ -61,6 +61,7 @@ struct west_convergence {
 /* One slab of a solve (parts.h): where it was computed and its rows. */
 struct west_report_slab {
 	char backend[16];        /* its kernels' backend: "cpu", "cuda" */
+	char device[16];         /* its device: "cpu", "cuda:N" */
 	int rank;                /* the MPI rank that held it (0: this process) */
 	size_t j0, j1;           /* its own rows of the grid, j0 <= j < j1 */
 	size_t cells;            /* its own cells, nx (j1 - j0) nz */

@@ -32,6 +32,7 @@ void west_solve_opts_from_config(struct west_solve_opts *o,
 	char ignore[WEST_ERRLEN];
 	o->partitions = west_devices_parse(c->devices, &d, ignore, sizeof ignore) || d.n < 2 ?
 			1 : d.n;
+	memcpy(o->device, d.dev, sizeof o->device);
 	if (west_weights_parse(c->weights, o->weights, &o->nweights, ignore, sizeof ignore))
 		o->nweights = 0;
 	if (west_ranks_count() > 1)   /* under mpirun: one slab per rank (ranks.h) */
@@ -205,6 +206,10 @@ static void report_slabs(struct west_report *r, const struct west_parts *ps,
 		struct west_report_slab *s = &r->slab[p];
 
 		snprintf(s->backend, sizeof s->backend, "%s", q->ops->backend);
+		if (q->ops->bind)   /* a backend of several devices: CUDA's */
+			snprintf(s->device, sizeof s->device, "%s:%d", q->ops->backend, q->dev);
+		else
+			snprintf(s->device, sizeof s->device, "%s", q->ops->backend);
 		s->rank = q->rank;
 		s->j0 = q->a[0], s->j1 = q->b[0];
 		s->cells = g->nx * (s->j1 - s->j0) * g->nz;

@@ -59,7 +59,8 @@ struct west_solve_opts {
 	long check_interval;      /* iterations between convergence checks */
 	enum west_land_use land_use;
 	int partitions;           /* slabs of the grid (config devices: cpu or
-				     cuda:0 listed that many times); 0 or 1: one */
+				     cuda:N listed that many times); 0 or 1: one */
+	int device[16];           /* slab p's CUDA device (config devices) */
 	int nweights;             /* config weights: 0 (auto), or one per slab */
 	double weights[16];
 	enum west_exchange exchange;
@@ -158,6 +159,19 @@ struct west_kernel_ops {
 	enum west_status (*copy2d)(void *dst, size_t dpitch, const void *src, size_t spitch,
 				   size_t width, size_t height, char *err, size_t errlen);
 	enum west_status (*free)(void *p, char *err, size_t errlen);
+	/*
+	 * Several devices of one backend in one process (parts.h; NULL on
+	 * the CPU, which is one): peers checks that each of the n devices
+	 * dev exists and lets every two of them reach each other's memory
+	 * (copy2d between them then works, and is direct where the
+	 * hardware allows); bind makes dev the calling thread's device, that
+	 * of every call above; join orders what the calling thread queues
+	 * after it on any of the n devices after everything it queued
+	 * before on all of them, without waiting.
+	 */
+	enum west_status (*peers)(const int *dev, int n, char *err, size_t errlen);
+	enum west_status (*bind)(int dev);
+	enum west_status (*join)(const int *dev, int n);
 };
 extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */
 extern const struct west_kernel_ops west_kernels_cpu_ref;  /* its references alone */

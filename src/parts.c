@@ -25,6 +25,31 @@ static int mine(const struct west_parts *ps, const struct west_part *q)
 	return q->rank == ps->me;
 }
 
+/* Partitions on several devices (ps->bind): q's device bound for the
+ * calls that follow; join: what is queued after it on any of the set's
+ * devices runs after what was queued before on all (around the copies
+ * between partitions, which go on the sending device's stream). */
+static void bind(const struct west_parts *ps, const struct west_part *q)
+{
+	west_part_bind(ps, q);
+}
+
+static enum west_status join(const struct west_parts *ps)
+{
+	const struct west_kernel_ops *k = ps->part[0].ops;
+	return ps->ndev > 1 ? k->join(ps->devs, ps->ndev) : WEST_OK;
+}
+
+/* st, after an exchange's copies (begun after a join): the join that
+ * orders them before what follows, and partition 0's device (the
+ * tail's) bound. */
+static enum west_status joined(const struct west_parts *ps, enum west_status st)
+{
+	enum west_status j = join(ps);
+	bind(ps, &ps->part[0]);
+	return st ? st : j;
+}
+
 /* ------------------------------------------------------ MPI messages */
 
 /*
@@ -143,6 +168,7 @@ static enum west_status move_rows(const struct west_parts *ps, const struct west
 
 	if (mine(ps, s) && mine(ps, d)) {
 		size_t hx = sl->hx, n = (j1 - j0) * hx;
+		bind(ps, s);
 		st = s->ops->copy2d(row_at(da, dl, djg, c, j0), hx * dl->ny * sizeof *da,
 				    row_at(sa, sl, sjg, c, j0), hx * sl->ny * sizeof *sa,
 				    n * sizeof *sa, sl->nz, err, sizeof err);
@@ -422,7 +448,7 @@ static enum west_status tail_first(void *ctx, const struct west_plevel *l, char 
 {
 	struct west_parts *ps = ctx;
 	const struct west_part *t = &ps->part[0];
-	enum west_status st = WEST_OK;
+	enum west_status st = join(ps);
 
 	for (struct west_part *q = ps->part; q < ps->part + ps->n && !st; q++) {
 		const struct west_plevel *ql = lev(ps, q, ps->lp);
@@ -433,7 +459,7 @@ static enum west_status tail_first(void *ctx, const struct west_plevel *l, char 
 					       l ? (float *)l->g + f * 2 * l->ncol : NULL, l, 0, c,
 					       q->a[ps->lp], q->b[ps->lp]);
 	}
-	if (st)
+	if ((st = joined(ps, st)))
 		return west_fail(err, errlen, st, "partitions: gathering level %d failed", ps->lp);
 	return WEST_OK;
 }
@@ -447,9 +473,10 @@ static enum west_status build_tail(struct west_parts *ps, char *err, size_t errl
 	if (!t)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
 	ps->tail = t;
-	t->n = 1, t->g = ps->g, t->eta = ps->eta;
+	t->n = 1, t->g = ps->g, t->eta = ps->eta, t->bind = ps->bind;
 	q = &t->part[0];
-	q->ops = ps->part[0].ops;
+	q->ops = ps->part[0].ops, q->dev = ps->part[0].dev;
+	bind(t, q);
 	if ((st = west_mg_build_tail(q->ops, &q->mg, ps->g, ps->eta, ps->lp, tail_first, ps,
 				     err, errlen)))
 		return st;
@@ -511,9 +538,23 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	if (st)
 		return st;
 	for (int p = 0; p < n; p++) {
+		int d = 0;
 		ps->part[p].ops = ops[p];
+		ps->part[p].dev = po->dev[p];
+		while (d < ps->ndev && ps->devs[d] != po->dev[p])
+			d++;
+		if (d == ps->ndev)
+			ps->devs[ps->ndev++] = po->dev[p];
 		rows(ps, &plan, p);
 	}
+	if (ps->ndev > 1 && !ops[0]->peers)
+		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
+				 "partitions: the %s backend has one device", ops[0]->backend);
+	if (ps->ndev > 1 && (st = ops[0]->peers(ps->devs, ps->ndev, err, errlen)))
+		return st;
+	/* on a backend of devices, each partition's always: the thread's
+	 * current device is whichever the last call left */
+	ps->bind = ops[0]->bind != NULL;
 	if (!(ps->stage = malloc(2 * g->nx * g->nz * sizeof *ps->stage)) ||
 	    !(ps->sums = malloc(g->ny * sizeof *ps->sums))) {
 		west_parts_free(ps);
@@ -546,6 +587,7 @@ static void free_part(struct west_part *q)
 void west_parts_free(struct west_parts *ps)
 {
 	if (ps->tail) {
+		bind(ps->tail, &ps->tail->part[0]);
 		free_part(&ps->tail->part[0]);
 		free(ps->tail);
 	}
@@ -604,9 +646,11 @@ static enum west_status gather_planes(const struct west_parts *ps, const struct 
 				      size_t planes, size_t n, char *err, size_t errlen)
 {
 	int root = mine(ps, &ps->part[0]);
-	if (mine(ps, q) && root)
+	if (mine(ps, q) && root) {
+		bind(ps, q);
 		return q->ops->copy2d(dst, dp * sizeof *dst, src, sp * sizeof *src,
 				      n * sizeof *src, planes, err, errlen);
+	}
 #ifdef WEST_HAVE_MPI
 	if (mine(ps, q))
 		return send_runs(src, planes, n, sp, ps->part[0].rank);
@@ -624,9 +668,9 @@ enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, flo
 	const struct west_grid *g = ps->g;
 	size_t nx = g->nx, ny = g->ny, nz = g->nz;
 	const struct west_part *p0 = &ps->part[0];
-	enum west_status st;
+	enum west_status st = join(ps);
 
-	for (struct west_part *q = ps->part; q < ps->part + ps->n; q++) {
+	for (struct west_part *q = ps->part; q < ps->part + ps->n && !st; q++) {
 		size_t a = q->a[0], m = q->b[0] - a, o = a - q->jg[0], nyl = q->b[0] - q->jg[0] +
 			   (q < ps->part + ps->n - 1);
 		size_t my = m + (q == ps->part + ps->n - 1);   /* the last takes the top faces */
@@ -641,10 +685,10 @@ enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, flo
 		    (st = gather_planes(ps, q, root ? w + nx * a : NULL, nx * ny,
 					held ? q->wk.w + nx * o : NULL, nx * nyl, nz + 1, nx * m,
 					err, errlen)))
-			return st;
+			break;
 	}
-	if (!mine(ps, p0))
-		return WEST_OK;
+	if ((st = joined(ps, st)) || !mine(ps, p0))
+		return st;
 	if ((st = p0->ops->copy2d(cls, nx * ny, p0->wk.cls, nx * ny, nx * ny, 1, err, errlen)))
 		return st;
 	return p0->ops->sync ? p0->ops->sync() : WEST_OK;
@@ -707,7 +751,7 @@ static enum west_status share_norms(struct west_parts *ps, double norms[WEST_MAX
  * (west_parts_halo_post) when `post`, else exchanged at once. */
 static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 {
-	enum west_status st = WEST_OK;
+	enum west_status st = join(ps);
 	for (int p = 0; p + 1 < ps->n && !st; p++) {
 		struct west_part *lo = &ps->part[p], *up = &ps->part[p + 1];
 		const struct west_plevel *ll = lev(ps, lo, L), *ul = lev(ps, up, L);
@@ -735,7 +779,7 @@ static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 		(void)post;
 #endif
 	}
-	return st;
+	return joined(ps, st);
 }
 
 enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c)
@@ -796,9 +840,12 @@ static enum west_status merge_v(struct west_parts *ps, int c)
 			float *lo_row = ps->stage, *up_row = ps->stage + nx;
 			for (size_t k = 0; k < nz && !st; k++) {
 				float *lv = face_row(lo, nx, b, k), *uv = face_row(up, nx, b, k);
+				bind(ps, lo);
 				if ((st = lo->ops->download(lo_row, lv, nx * sizeof *lv, err,
-							    sizeof err)) ||
-				    (st = up->ops->download(up_row, uv, nx * sizeof *uv, err,
+							    sizeof err)))
+					break;
+				bind(ps, up);
+				if ((st = up->ops->download(up_row, uv, nx * sizeof *uv, err,
 							    sizeof err)))
 					break;
 				for (size_t i = 0; i < nx; i++)
@@ -806,10 +853,11 @@ static enum west_status merge_v(struct west_parts *ps, int c)
 						up_row[i] = lo_row[i];
 					else
 						lo_row[i] = up_row[i];
-				if (!(st = lo->ops->upload(lv, lo_row, nx * sizeof *lv, err,
-							   sizeof err)))
-					st = up->ops->upload(uv, up_row, nx * sizeof *uv, err,
-							     sizeof err);
+				if ((st = up->ops->upload(uv, up_row, nx * sizeof *uv, err,
+							  sizeof err)))
+					break;
+				bind(ps, lo);
+				st = lo->ops->upload(lv, lo_row, nx * sizeof *lv, err, sizeof err);
 			}
 			if (st)
 				west_log(WEST_LOG_ERR, "partitions: merging shared faces: %s", err);
@@ -840,21 +888,21 @@ static enum west_status gather(struct west_parts *ps)
 {
 	struct west_part *t = ps->tail ? &ps->tail->part[0] : NULL;
 	const struct west_plevel *tl = t ? &t->mg.lv[0] : NULL;
-	enum west_status st = WEST_OK;
+	enum west_status st = join(ps);
 	for (struct west_part *q = ps->part; q < ps->part + ps->n && !st; q++) {
 		const struct west_plevel *l = lev(ps, q, ps->lp);
 		for (int c = 0; c < 2 && !st; c++)
 			st = move_rows(ps, q, l ? l->b : NULL, l, q->jg[ps->lp], &ps->part[0],
 				       tl ? tl->b : NULL, tl, 0, c, q->a[ps->lp], q->b[ps->lp]);
 	}
-	return st;
+	return joined(ps, st);
 }
 
 static enum west_status scatter(struct west_parts *ps)
 {
 	struct west_part *t = ps->tail ? &ps->tail->part[0] : NULL;
 	const struct west_plevel *tl = t ? &t->mg.lv[0] : NULL;
-	enum west_status st = WEST_OK;
+	enum west_status st = join(ps);
 	for (struct west_part *q = ps->part; q < ps->part + ps->n && !st; q++) {
 		const struct west_plevel *l = lev(ps, q, ps->lp);
 		size_t j0 = q->a[ps->lp] - (q > ps->part), j1 = q->b[ps->lp] + (q < ps->part + ps->n - 1);
@@ -862,7 +910,7 @@ static enum west_status scatter(struct west_parts *ps)
 			st = move_rows(ps, &ps->part[0], tl ? tl->e : NULL, tl, 0, q,
 				       l ? l->e : NULL, l, q->jg[ps->lp], c, j0, j1);
 	}
-	return st;
+	return joined(ps, st);
 }
 
 /* ------------------------------------------------------- a backend's */
@@ -886,7 +934,10 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 	int mg = o->solver != WEST_SOLVER_SOR;
 	enum west_status st;
 
-	if (*set && (*set)->n == o->partitions && (!mg || (*set)->eta == o->eta))
+	int same = *set && (*set)->n == o->partitions && (!mg || (*set)->eta == o->eta);
+	for (int p = 0; same && p < o->partitions; p++)
+		same = (*set)->part[p].dev == o->device[p];
+	if (same)
 		return WEST_OK;
 	west_parts_drop(set);
 	if (!(*set = malloc(sizeof **set)))
@@ -894,6 +945,7 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 	for (int p = 0; p < WEST_MAX_PARTS; p++)
 		tables[p] = ops;
 	memcpy(po.weights, o->weights, sizeof po.weights);
+	memcpy(po.dev, o->device, sizeof po.dev);
 	if ((st = west_parts_build(*set, g, o->partitions, tables, mg, o->eta, &po, err,
 				   errlen))) {
 		free(*set);

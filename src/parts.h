@@ -23,10 +23,15 @@
  *
  * The driver (model.c, solvers.c) runs over a set: one partition (the
  * one-device solve, west_model_solve) or several (west_model_solve_parts).
- * The partitions of a set compute on one backend, in one memory (the
- * CPU's, or one GPU's): their rows move by the table's strided copies
- * (copy2d), queued like kernels; the velocity form's shared faces are
- * merged in host memory.  Under mpirun with N > 1 ranks (ranks.h) a set
+ * The partitions of a set compute on one backend: on the CPU, or on GPUs
+ * (each partition on its own device, dev, which may be shared: each
+ * partition's calls are made with its device bound, ops->bind).  Their
+ * rows move by the table's strided copies (copy2d, peer copies between
+ * GPUs), queued like kernels on the sending device's stream, between two
+ * joins (ops->join) when the set spans several GPUs, so that a copy
+ * starts after the kernels of both sides before it and the kernels after
+ * it wait for it; the velocity form's shared faces are merged in host
+ * memory.  Under mpirun with N > 1 ranks (ranks.h) a set
  * has N partitions, one per rank, on the CPU backend: a rank holds the
  * arrays of its own partition only, rows move between ranks by MPI
  * messages straight from and into the host arrays, the tail lives on rank
@@ -34,10 +39,12 @@
  * all take the same decisions and rank 0 gets the same field.
  */
 
-/* Each partition of ps held by this process. */
+/* Each partition of ps held by this process, its device bound (the
+ * calling thread's current one, for the calls in the loop's body) on a
+ * backend of devices. */
 #define WEST_EACH_PART(ps, p) \
 	for (struct west_part *p = (ps)->part; p < (ps)->part + (ps)->n; p++) \
-		if (p->rank == (ps)->me)
+		if (p->rank == (ps)->me && west_part_bind(ps, p))
 #ifndef WEST_PARTS_H
 #define WEST_PARTS_H
 
@@ -57,6 +64,7 @@
 struct west_part {
 	const struct west_kernel_ops *ops;
 	int rank;                   /* the MPI rank holding it (ranks.h; 0) */
+	int dev;                    /* its device (ops->bind; CUDA's number) */
 	struct west_work wk;        /* its arrays in ops memory; wk.kg its view */
 	struct west_kgrid cols;     /* steps 1 and 2: the whole grid's columns */
 	size_t a[WEST_MG_MAX_LEVELS], b[WEST_MG_MAX_LEVELS]; /* own rows by level */
@@ -76,6 +84,11 @@ struct west_parts {
 				       (n > 1 with a hierarchy) */
 	struct west_parts *tail;    /* a set of one: levels lp on, or NULL */
 	struct west_part part[WEST_MAX_PARTS];
+	int ndev;                   /* the partitions' distinct devices, */
+	int devs[WEST_MAX_PARTS];   /* each once (0 or 1: one device) */
+	int bind;                   /* 1: the partitions' devices are bound
+				       before their calls (a set built on a
+				       backend of devices, and its tail) */
 	const struct west_grid *g;  /* the whole grid */
 	double eta;                 /* the hierarchy's, or NaN when none */
 	float *stage;               /* host: face rows (west_parts_merge_v) */
@@ -91,14 +104,24 @@ struct west_parts {
 				       the solve began */
 };
 
-/* How a set is cut (tests make slabs small to cut many levels), and the
+/* How a set is cut (tests make slabs small to cut many levels), the
  * partitions' shares of the rows (config weights; auto: equal, or over MPI
- * ranks each rank's measured speed). */
+ * ranks each rank's measured speed) and their devices (config devices'
+ * cuda:N; 0 on the CPU). */
 struct west_parts_opts {
 	size_t min_rows, min_cells;
+	int dev[WEST_MAX_PARTS];
 	int nweights;               /* 0: auto; else one weight per partition, */
 	double weights[WEST_MAX_PARTS];   /* its share of the rows */
 };
+
+/* Bind p's device when ps binds (ps->bind); 1. */
+static inline int west_part_bind(const struct west_parts *ps, const struct west_part *p)
+{
+	if (ps->bind && p->ops && p->ops->bind)
+		p->ops->bind(p->dev);
+	return 1;
+}
 
 /*
  * Cut g into n partitions, partition p computing with ops[p] (tables of

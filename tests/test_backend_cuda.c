@@ -505,3 +505,68 @@ Test(cuda_backend, multigrid_solve_matches_cpu)
 	gpu_skip_unless_usable();
 	run_cases(backend_multigrid, NHILLS);
 }
+
+/*
+ * join between two GPUs (parts.h's exchanges): GPU 1 queues a chain of
+ * copies a -> b -> c -> d (256 MiB each, a filled with 0x5a, the others
+ * zero), then GPU 0 queues a copy of d's last MiB into its own memory.
+ * After a join GPU 0's copy must see the chain's end; without one (done
+ * first, as the control, and only logged) it starts at once and reads
+ * zeros.  Skipped with fewer than two GPUs.
+ */
+Test(cuda_backend, join_orders_copies_across_gpus)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	static const int both[2] = { 0, 1 };
+	const struct west_kernel_ops *k = &west_kernels_cuda;
+	const size_t big = (size_t)256 << 20, tail = (size_t)1 << 20;
+	unsigned char *host = malloc(tail);
+	void *a, *b, *c, *d, *e;
+	char err[WEST_ERRLEN];
+
+	cr_assert_not_null(host);
+	if (k->peers(both, 2, err, sizeof err))
+		cr_skip_test("needs two GPUs: %s", err);
+	cr_assert_eq(k->bind(1), WEST_OK);
+	cr_assert_eq(k->alloc(&a, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->alloc(&b, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->alloc(&c, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->alloc(&d, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->fill(a, 0x5a, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->bind(0), WEST_OK);
+	cr_assert_eq(k->alloc(&e, tail, err, sizeof err), WEST_OK, "%s", err);
+	for (int joined = 0; joined < 2; joined++) {
+		size_t zeros = 0;
+		cr_assert_eq(k->bind(1), WEST_OK);
+		cr_assert_eq(k->fill(b, 0, big, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(k->fill(c, 0, big, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(k->fill(d, 0, big, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(k->copy2d(b, big, a, big, big, 1, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(k->copy2d(c, big, b, big, big, 1, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(k->copy2d(d, big, c, big, big, 1, err, sizeof err), WEST_OK, "%s", err);
+		if (joined)
+			cr_assert_eq(k->join(both, 2), WEST_OK);
+		cr_assert_eq(k->bind(0), WEST_OK);
+		cr_assert_eq(k->copy2d(e, tail, (char *)d + big - tail, tail, tail, 1, err,
+				       sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(k->download(host, e, tail, err, sizeof err), WEST_OK, "%s", err);
+		for (size_t i = 0; i < tail; i++)
+			zeros += host[i] != 0x5a;
+		cr_assert_eq(k->bind(1), WEST_OK);
+		cr_assert_eq(k->sync(), WEST_OK);   /* the chain's end, before the next fill */
+		if (joined)
+			cr_expect_eq(zeros, 0, "after a join GPU 0 read %zu stale bytes of %zu", zeros,
+				     tail);
+		else
+			cr_log_info("control, no join: GPU 0 read %zu stale bytes of %zu%s", zeros,
+				    tail, zeros ? " (the join is what orders them)" : "");
+	}
+	cr_assert_eq(k->bind(1), WEST_OK);
+	k->free(a, err, sizeof err), k->free(b, err, sizeof err);
+	k->free(c, err, sizeof err), k->free(d, err, sizeof err);
+	cr_assert_eq(k->bind(0), WEST_OK);
+	k->free(e, err, sizeof err);
+	free(host);
+#endif
+}

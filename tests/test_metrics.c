@@ -449,22 +449,22 @@ Test(metrics, gauges_and_info)
 	ASSERT_LINE("process_resident_memory_bytes 123863040");
 }
 
-/* The current field's slabs: cells by slab, backend and rank, and its
+/* The current field's slabs: cells by slab, backend, device and rank, and its
  * solve's share of time in exchanges; no field, no family. */
 Test(metrics, slabs_of_the_current_field)
 {
 	struct west_metrics_gauges g = gauges0;
 	struct west_report r = { .partitions = 2, .total_seconds = 0.5, .exchange_seconds = 0.125 };
 
-	r.slab[0] = (struct west_report_slab){ "cpu", 0, 0, 40, 96 * 40 * 30 };
-	r.slab[1] = (struct west_report_slab){ "cpu", 1, 40, 80, 96 * 40 * 30 };
+	r.slab[0] = (struct west_report_slab){ "cpu", "cpu", 0, 0, 40, 96 * 40 * 30 };
+	r.slab[1] = (struct west_report_slab){ "cuda", "cuda:1", 1, 40, 80, 96 * 40 * 30 };
 	g.partitions = 2;
 	g.report = &r;
 	render(&g);
 	cr_assert(has_family("westd_partition_cells", "gauge"));
 	cr_assert(has_family("westd_solve_exchange_share", "gauge"));
-	ASSERT_LINE("westd_partition_cells{slab=\"0\",backend=\"cpu\",rank=\"0\"} 115200");
-	ASSERT_LINE("westd_partition_cells{slab=\"1\",backend=\"cpu\",rank=\"1\"} 115200");
+	ASSERT_LINE("westd_partition_cells{slab=\"0\",backend=\"cpu\",device=\"cpu\",rank=\"0\"} 115200");
+	ASSERT_LINE("westd_partition_cells{slab=\"1\",backend=\"cuda\",device=\"cuda:1\",rank=\"1\"} 115200");
 	ASSERT_LINE("westd_solve_exchange_share 0.25");
 	g.report = NULL;
 	render(&g);

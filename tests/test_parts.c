@@ -106,6 +106,7 @@ static void slabs_cover(const struct west_grid *g, const struct west_report *r, 
 			  what, p, s->j0, s->j1, j);
 		cr_assert_eq(s->cells, g->nx * (s->j1 - s->j0) * g->nz, "%s: slab %d cells", what, p);
 		cr_assert_str_eq(s->backend, "cpu", "%s: slab %d", what, p);
+		cr_assert_str_eq(s->device, "cpu", "%s: slab %d", what, p);
 		cr_assert_eq(s->rank, 0, "%s: slab %d", what, p);
 		j = s->j1, cells += s->cells;
 	}
@@ -310,7 +311,15 @@ Test(parts, devices_values)
 	cr_assert_eq(west_devices_parse("cuda:0", &d, err, sizeof err), WEST_OK, "%s", err);
 	cr_expect(d.n == 1 && d.cuda == 1);
 	cr_expect_eq(west_devices_parse("cuda:1", &d, err, sizeof err), WEST_ERR_INVALID);
-	cr_expect(strstr(err, "'cuda:1'") && strstr(err, "device 0 only"), "%s", err);
+	cr_expect(strstr(err, "cuda:1 alone") && strstr(err, "CUDA_VISIBLE_DEVICES=1"), "%s",
+		  err);
+	cr_assert_eq(west_devices_parse("cuda:1,cuda:0,cuda:12", &d, err, sizeof err), WEST_OK,
+		     "%s", err);
+	cr_expect(d.n == 3 && d.cuda == 3 && d.dev[0] == 1 && d.dev[1] == 0 && d.dev[2] == 12);
+	cr_expect_eq(west_devices_parse("cuda:0,cuda:100", &d, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "'cuda:100' is not"), "%s", err);
+	cr_expect_eq(west_devices_parse("cuda:0,cuda:x", &d, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "'cuda:x' is not"), "%s", err);
 	cr_expect_eq(west_devices_parse("cuda:0,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
 	cr_expect(strstr(err, "not built yet"), "%s", err);
 	cr_assert_eq(west_devices_parse("cuda:0, cuda:0", &d, err, sizeof err), WEST_OK, "%s",
@@ -319,7 +328,7 @@ Test(parts, devices_values)
 	cr_expect_eq(west_devices_parse("cpu,,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
 	cr_expect(strstr(err, "'' is not"), "%s", err);
 	cr_expect_eq(west_devices_parse("gpu", &d, err, sizeof err), WEST_ERR_INVALID);
-	cr_expect(strstr(err, "'gpu' is not auto, cpu or cuda:0"), "%s", err);
+	cr_expect(strstr(err, "'gpu' is not auto, cpu or cuda:N"), "%s", err);
 	cr_expect_eq(west_devices_parse("cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,"
 					"cpu,cpu,cpu,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
 	cr_expect(strstr(err, "more than 16"), "%s", err);
@@ -382,6 +391,85 @@ ParameterizedTestParameters(parts, gpu_slabs_are_the_gpu_field)
 {
 	return cr_make_param_array(struct case_, gpu_cases,
 				   sizeof gpu_cases / sizeof gpu_cases[0]);
+}
+
+/* Slabs on several GPUs: each its device (partition 0, which holds the
+ * tail, on another than the backend's), exchanging rows by peer copies. */
+struct gpus_case {
+	enum west_solver solver;
+	enum west_indexing indexing;
+	int n;
+	int dev[3];
+};
+
+static struct gpus_case gpus_cases[] = {
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 2, { 0, 1 } },
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 3, { 1, 0, 1 } },
+	{ WEST_SOLVER_SOR_POTENTIAL, WEST_INDEXING_COMPACT, 2, { 1, 0 } },
+	{ WEST_SOLVER_SOR, WEST_INDEXING_MASKED, 2, { 0, 1 } },
+	{ WEST_SOLVER_SOR, WEST_INDEXING_COMPACT, 3, { 0, 1, 1 } },
+};
+
+ParameterizedTestParameters(parts, slabs_on_two_gpus_are_the_gpu_field)
+{
+	return cr_make_param_array(struct gpus_case, gpus_cases,
+				   sizeof gpus_cases / sizeof gpus_cases[0]);
+}
+
+/* devices = cuda:0,cuda:1 and others naming both GPUs: the one-device
+ * field of GPU 0 bit for bit, each slab reported on its device; skipped
+ * with fewer than two GPUs. */
+ParameterizedTest(struct gpus_case *c, parts, slabs_on_two_gpus_are_the_gpu_field)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	static const int both[2] = { 0, 1 };
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o;
+	struct west_field one, f;
+	char what[128], why[WEST_ERRLEN], dev[16];
+
+	if (west_kernels_cuda.peers(both, 2, why, sizeof why))
+		cr_skip_test("needs two GPUs: %s", why);
+	setup(&g, &obs, 128, 192);
+	fix_opts(&o, 60, 1e-4, 1.7, c->indexing);
+	o.solver = c->solver;
+	solve_backend(&west_backend_cuda, &g, &obs, &o, &one);
+	o.partitions = c->n;
+	memcpy(o.device, c->dev, c->n * sizeof *c->dev);
+	solve_backend(&west_backend_cuda, &g, &obs, &o, &f);
+	snprintf(what, sizeof what, "GPUs %d,%d,%d, solver %d, %d partitions", c->dev[0],
+		 c->dev[1], c->dev[2], c->solver, c->n);
+	same_field(&g, &one, &f, what);
+	for (int p = 0; p < c->n; p++) {
+		snprintf(dev, sizeof dev, "cuda:%d", c->dev[p]);
+		cr_expect_str_eq(f.report.slab[p].device, dev, "%s: slab %d", what, p);
+	}
+	west_field_free(&one);
+	west_field_free(&f);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+#else
+	(void)c;
+#endif
+}
+
+/* A list naming a GPU this machine does not have is refused at start. */
+Test(parts, devices_names_a_missing_gpu)
+{
+	gpu_skip_unless_usable();
+	struct west_config *c = malloc(sizeof *c);
+	enum west_backend_choice choice;
+	char err[WEST_ERRLEN];
+
+	cr_assert_not_null(c);
+	west_config_defaults(c);
+	cr_assert_eq(west_config_set(c, "devices=cuda:0,cuda:99", "--set", err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_expect_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "cuda:99: no such device"), "%s", err);
+	free(c);
 }
 
 /* devices = cuda:0 listed n times, through the CUDA backend, on a grid the

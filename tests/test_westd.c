@@ -184,6 +184,8 @@ Test(westd, devices_in_slabs_serve_the_one_device_field)
 		cr_expect_eq(integer(json_array_get(sl, 0), "rank"), 0);
 		cr_expect_str_eq(json_string_value(json_object_get(json_array_get(sl, 0), "backend")),
 				 "cpu");
+		cr_expect_str_eq(json_string_value(json_object_get(json_array_get(sl, 0), "device")),
+				 "cpu");
 		cr_expect(json_is_real(json_object_get(last, "exchange_share")));
 		json_decref(s);
 		struct http_resp r;
@@ -191,9 +193,9 @@ Test(westd, devices_in_slabs_serve_the_one_device_field)
 		cr_expect(strstr(r.body, run ? "\nwestd_partitions 2\n" : "\nwestd_partitions 1\n"),
 			  "westd_partitions in /metrics");
 		cr_expect(strstr(r.body, run ? "\nwestd_partition_cells{slab=\"1\",backend=\"cpu\","
-					      "rank=\"0\"} " :
+					      "device=\"cpu\",rank=\"0\"} " :
 					      "\nwestd_partition_cells{slab=\"0\",backend=\"cpu\","
-					      "rank=\"0\"} "),
+					      "device=\"cpu\",rank=\"0\"} "),
 			  "westd_partition_cells in /metrics");
 		cr_expect(strstr(r.body, "\nwestd_solve_exchange_share "),
 			  "westd_solve_exchange_share in /metrics");

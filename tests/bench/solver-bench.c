@@ -9,7 +9,10 @@
  *    builds the hierarchy, timed apart), beside it the same with the CPU's
  *    reference kernels (WEST_CPU_KERNELS=reference) or without CUDA graphs
  *    (WEST_CUDA_GRAPHS=0), and in --partitions N slabs of the grid on the
- *    one device (parts.h: the partition layer's cost, its exchanges);
+ *    one device (parts.h: the partition layer's cost, its exchanges), and
+ *    in the slabs of each devices list of --devices (lists parted by ';',
+ *    a row each: "cuda:0,cuda:0;cuda:0,cuda:1" two slabs on one GPU, then
+ *    on two);
  * then the potential smoother's throughput on level 0 in cell-sweeps per
  * second (a cell-sweep: one cell updated once; a red-black iteration is
  * one per cell), against the bytes a sweep must move per cell and the
@@ -31,7 +34,7 @@
  *
  * Usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]
  *                     [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]
- *                     [--faces cut|staircase|cut,staircase]
+ *                     [--devices 'LIST;LIST'] [--faces cut|staircase|cut,staircase]
  * Output: markdown tables on stdout, progress on stderr.  Exit 0, 1 on a
  * backend error, 2 on a bad option.  Built with `make tests/bench/solver-bench`.
  */
@@ -56,7 +59,7 @@
 #define SB_SWEEPS 100      /* red-black iterations per throughput timing */
 
 struct opts {
-	char grids[64], omegas[128], backend[8], faces[32];
+	char grids[64], omegas[128], backend[8], faces[32], devices[256];
 	int reps, partitions;
 	long sor_max;
 };
@@ -150,16 +153,19 @@ static void row(const char *grid, const char *be, const char *solver,
 	       r->total / mg->total);
 }
 
-/* The median of reps multigrid runs in `parts` slabs into r. */
+/* The median of reps multigrid runs in `parts` slabs on devices dev
+ * (NULL: device 0) into r. */
 static void multigrid_median(const struct west_backend *be, void *state,
 			     const struct west_grid *g, const struct west_obs_set *obs, int reps,
-			     int parts, struct result *r)
+			     int parts, const int *dev, struct result *r)
 {
 	struct west_solve_opts o;
 	double t[64], tt[64];
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
 	o.partitions = parts;
+	if (dev)
+		memcpy(o.device, dev, parts * sizeof *dev);
 	for (int i = 0; i < reps; i++) {
 		*r = run(be, state, g, obs, &o);
 		t[i] = r->step8, tt[i] = r->total;
@@ -179,18 +185,18 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 	struct result first, mg, best = { INFINITY, INFINITY, 0, 0, 0, 0 }, r;
 	double best_omega = 0;
 	int reps = op->reps < 64 ? op->reps : 64;
-	char list[128], *save = NULL;
+	char list[256], *save = NULL;
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
 	first = run(be, state, g, obs, &o);
-	multigrid_median(be, state, g, obs, reps, 1, &mg);
+	multigrid_median(be, state, g, obs, reps, 1, NULL, &mg);
 	row(grid, be->name, "multigrid", &mg, &mg);
 	if (ref_state) {
 		const char *what = strcmp(be->name, "cpu") ?
 				   "multigrid, no graphs (WEST_CUDA_GRAPHS=0)" :
 				   "multigrid, reference kernels (WEST_CPU_KERNELS=reference)";
 		run(be, ref_state, g, obs, &o);   /* builds its hierarchy */
-		multigrid_median(be, ref_state, g, obs, reps, 1, &r);
+		multigrid_median(be, ref_state, g, obs, reps, 1, NULL, &r);
 		row(grid, be->name, what, &r, &mg);
 		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
 	}
@@ -200,10 +206,26 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 		o.partitions = op->partitions;
 		run(be, state, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
 		o.partitions = 1;
-		multigrid_median(be, state, g, obs, reps, op->partitions, &r);
+		multigrid_median(be, state, g, obs, reps, op->partitions, NULL, &r);
 		row(grid, be->name, what, &r, &mg);
 		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
 	}
+	snprintf(list, sizeof list, "%s", op->devices);
+	for (char *l = strtok_r(list, ";", &save); l; l = strtok_r(NULL, ";", &save)) {
+		struct west_devices d;
+		char what[300];
+		if (west_devices_parse(l, &d, what, sizeof what) || d.n < 2)
+			die(l, d.n < 2 ? "a devices list of two or more" : what);
+		snprintf(what, sizeof what, "multigrid, %d slabs on %s", d.n, l);
+		o.partitions = d.n;
+		memcpy(o.device, d.dev, sizeof o.device);
+		run(be, state, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
+		o.partitions = 1;
+		multigrid_median(be, state, g, obs, reps, d.n, d.dev, &r);
+		row(grid, be->name, what, &r, &mg);
+		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
+	}
+	save = NULL;
 	fprintf(stderr, "%s %s: multigrid %.1f ms (first run with the hierarchy build %.1f ms)\n",
 		grid, be->name, 1e3 * mg.total, 1e3 * first.total);
 	row(grid, be->name, "multigrid, first run (builds the hierarchy)", &first, &mg);
@@ -359,7 +381,7 @@ static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", 5, 1, 20000 };
+	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", "", 5, 1, 20000 };
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
 		if (!strcmp(a, "--grids"))
@@ -376,6 +398,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->sor_max = atol(v);
 		else if (!strcmp(a, "--partitions"))
 			o->partitions = atoi(v);
+		else if (!strcmp(a, "--devices"))
+			snprintf(o->devices, sizeof o->devices, "%s", v);
 		else
 			return 0;
 	}
@@ -397,7 +421,8 @@ int main(int argc, char **argv)
 	if (!parse(argc, argv, &o)) {
 		fputs("usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]\n"
 		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]\n"
-		      "                    [--faces cut|staircase|cut,staircase]\n", stderr);
+		      "                    [--devices 'LIST;LIST'] [--faces cut|staircase|cut,staircase]\n",
+		      stderr);
 		return 2;
 	}
 	if (!(be = west_backend_find(o.backend)) || be->probe(err, sizeof err))
@@ -417,9 +442,9 @@ int main(int argc, char **argv)
 		die("stations", "out of memory");
 	printf("## Solvers to max|D| h / U_ref <= %g (solver-bench)\n\n- backend: %s\n"
 	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s"
-	       " --faces %s --partitions %d\n\n",
+	       " --faces %s --partitions %d --devices '%s'\n\n",
 	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas, o.faces,
-	       o.partitions);
+	       o.partitions, o.devices);
 	printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
 	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	snprintf(list, sizeof list, "%s", o.grids);
