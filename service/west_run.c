@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "field.h"
+#include "fieldpool.h"
 #include "fileio.h"
 #include "geotiff.h"
 #include "log.h"
@@ -37,6 +38,9 @@ struct run_ctx {
 	struct west_grid grid;
 	struct west_obs_set obs;
 	struct setup be;
+	struct west_field_pool *pool;   /* the field's buffer: the backend's host
+					   memory (page-locked on CUDA, which
+					   each slab's rows come straight into) */
 	struct west_field field;
 };
 
@@ -121,7 +125,12 @@ static int solve_and_write(struct run_ctx *x)
 	west_solve_opts_from_config(&so, x->c);   /* one slab per MPI rank */
 	if (west_ranks_me() > 0)   /* rank 0 gathers the field */
 		west_field_shape(&x->field, &x->grid);
-	if ((west_ranks_me() == 0 && west_field_init(&x->field, &x->grid, err, sizeof err)) ||
+	if (west_ranks_me() == 0 && !(x->pool = west_field_pool_new(x->be.be->host, 1))) {
+		west_log(WEST_LOG_ERR, "west run: out of memory");
+		return EXIT_RUNTIME;
+	}
+	if ((west_ranks_me() == 0 &&
+	     west_field_pool_get(x->pool, &x->field, &x->grid, err, sizeof err)) ||
 	    x->be.be->run(x->be.state, &x->obs, &so, &x->field, show ? progress : NULL,
 			  NULL, err, sizeof err) ||
 	    (west_ranks_me() == 0 &&
@@ -217,6 +226,7 @@ int west_cli_run(const struct opts *o, const struct west_config *c)
 	if (x->be.state)
 		x->be.be->free(x->be.state);
 	west_field_free(&x->field);
+	west_field_pool_release(x->pool);
 	west_obs_set_free(&x->obs);
 	west_grid_free(&x->grid);
 	free(x);

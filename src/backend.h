@@ -31,6 +31,15 @@ struct west_backend {
 	enum west_status (*probe)(char *err, size_t errlen);
 	enum west_status (*init)(void **state, char *err, size_t errlen);
 	void (*free)(void *state);
+	/*
+	 * Solves of this state will be cut as o says (o->partitions slabs on
+	 * o->device: config devices), from the next upload_terrain on, so
+	 * that the backend may leave out what only a one-device solve uses
+	 * (CUDA: the whole grid's arrays on its device, then made by the
+	 * first one-device solve if one comes).  Optional (a state solves
+	 * either way; NULL where there is nothing to leave out: the CPU).
+	 */
+	void (*plan)(void *state, const struct west_solve_opts *o);
 	/* Make g's terrain, land mask and transparencies resident. */
 	enum west_status (*upload_terrain)(void *state, const struct west_grid *g,
 					   char *err, size_t errlen);

@@ -242,8 +242,8 @@ static enum west_status cpu_run(void *state, const struct west_obs_set *obs,
 	else if (ns == 0)
 		rc = west_fail(err, errlen, WEST_ERR_INVALID, "cpu backend: no observations");
 	else if (o.partitions > 1)
-		rc = west_parts_solve(&s->parts, g, s->ops, obs, &o, f, f->u, f->v, f->w,
-				      f->stability, progress, ctx, err, errlen);
+		rc = west_parts_solve(&s->parts, g, s->ops, obs, &o, f, progress, ctx, err,
+				      errlen);
 	else if (!st || !stab)
 		rc = west_fail(err, errlen, WEST_ERR_NOMEM, "cpu backend: out of memory");
 	else {

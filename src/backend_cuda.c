@@ -9,7 +9,11 @@
  * arrays, builds the land mask and the transparencies on the device (WEST
  * steps 4 and 7, kernels/land.cu, kernels/transparency.cu, timed for the
  * reports), and allocates the field's faces and the column classes; all of
- * it stays until the next upload or free.  Device bytes per cell: u, v, w,
+ * it stays until the next upload or free.  A state planned for slabs
+ * (plan: config devices lists two or more) makes none of that at upload:
+ * its slabs (parts.c) take their rows from the host grid, each slab's
+ * field comes down from its own device, and the whole grid's arrays are
+ * made by a one-device solve only if one comes.  Device bytes per cell: u, v, w,
  * TX, TY, TZ (4 B each, a face per cell plus one boundary face per row,
  * column or level) and the land mask (1 B): 25 B, plus 9 B per column
  * (altitude, ground height above the base, class).
@@ -68,6 +72,9 @@ struct cuda_state {
 		unsigned char *land, *cls;
 	} d;                          /* device arrays of the uploaded grid */
 	size_t bytes;                 /* their bytes */
+	int whole;                    /* d is made and filled (else only grid
+					 is set: a state planned for slabs) */
+	int slabs;                    /* planned for slabs (cuda_plan) */
 	double land_seconds, transparency_seconds;
 	struct west_mg mg;            /* the potential solvers' hierarchy on the
 				         device (mg.base), or nlevels 0 */
@@ -434,7 +441,8 @@ static void drop_mg(struct cuda_state *s)
 	memset(&s->mg, 0, sizeof s->mg);
 }
 
-static void release(struct cuda_state *s)
+/* The whole grid's arrays and their hierarchy. */
+static void drop_whole(struct cuda_state *s)
 {
 	void *p[] = { s->d.terrain, s->d.ground, s->d.zc, s->d.rdz, s->d.rdzf, s->d.tx, s->d.ty,
 		      s->d.tz, s->d.u, s->d.v, s->d.w, s->d.zcalt, s->d.land, s->d.cls };
@@ -442,10 +450,16 @@ static void release(struct cuda_state *s)
 		cudaFree(p[i]);
 	memset(&s->d, 0, sizeof s->d);
 	drop_mg(s);
+	s->bytes = 0;
+	s->whole = 0;
+}
+
+static void release(struct cuda_state *s)
+{
+	drop_whole(s);
 	west_parts_drop(&s->parts);
 	cudaSetDevice(s->device);   /* the set's devices were bound in turn */
 	s->grid = NULL;
-	s->bytes = 0;
 	release_stations(s);
 }
 
@@ -552,6 +566,33 @@ out:
 	return st;
 }
 
+/* The whole grid's arrays for s->grid, filled: the one-device solve's. */
+static enum west_status make_whole(struct cuda_state *s, char *err, size_t errlen)
+{
+	const struct west_grid *g = s->grid;
+	enum west_status st = alloc_grid(s, g, err, errlen);
+	if (!st)
+		st = fill_grid(s, g, err, errlen);
+	if (st) {
+		drop_whole(s);
+		return st;
+	}
+	s->kg = (struct west_kgrid){
+		.nx = g->nx, .ny = g->ny, .nz = g->nz,
+		.dx = (float)g->dx, .dy = (float)g->dy,
+		.zc = s->d.zc, .rdz = s->d.rdz, .rdzf = s->d.rdzf, .ground = s->d.ground,
+		.land = s->d.land, .tx = s->d.tx, .ty = s->d.ty, .tz = s->d.tz,
+	};
+	s->whole = 1;
+	return WEST_OK;
+}
+
+static void cuda_plan(void *state, const struct west_solve_opts *o)
+{
+	struct cuda_state *s = state;
+	s->slabs = o->partitions > 1;
+}
+
 static enum west_status cuda_upload_terrain(void *state, const struct west_grid *g,
 					    char *err, size_t errlen)
 {
@@ -563,21 +604,12 @@ static enum west_status cuda_upload_terrain(void *state, const struct west_grid 
 		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "cuda backend: a grid of %zu x %zu x %zu cells exceeds the kernels' launch shape (ny <= %d, nz <= %d)",
 				 g->nx, g->ny, g->nz, WEST_CUDA_MAX_NY, WEST_CUDA_MAX_NZ);
-	st = alloc_grid(s, g, err, errlen);
-	if (!st)
-		st = fill_grid(s, g, err, errlen);
-	if (st) {
-		release(s);
-		return st;
-	}
-	s->kg = (struct west_kgrid){
-		.nx = g->nx, .ny = g->ny, .nz = g->nz,
-		.dx = (float)g->dx, .dy = (float)g->dy,
-		.zc = s->d.zc, .rdz = s->d.rdz, .rdzf = s->d.rdzf, .ground = s->d.ground,
-		.land = s->d.land, .tx = s->d.tx, .ty = s->d.ty, .tz = s->d.tz,
-	};
 	s->grid = g;
-	return WEST_OK;
+	if (s->slabs)   /* the slabs take their rows from the host grid */
+		return WEST_OK;
+	if ((st = make_whole(s, err, errlen)))
+		s->grid = NULL;
+	return st;
 }
 
 /* ----------------------------------------------------------------- run */
@@ -800,21 +832,21 @@ static enum west_status download_field(struct cuda_state *s, struct west_field *
 
 /* The solve in o->partitions slabs of the grid on the GPUs o->device
  * names (parts.h), the slabs exchanging their rows by device copies (peer
- * copies between GPUs); the field is brought together in this device's
- * one-device arrays and comes down as theirs does. */
+ * copies between GPUs); each slab's rows of the field come down into f
+ * (one strided copy per array and slab: page-locked memory from a field
+ * pool takes them at full speed). */
 static enum west_status run_parts(struct cuda_state *s, const struct west_obs_set *obs,
 				  const struct west_solve_opts *o, struct west_field *f,
 				  west_progress_fn progress, void *ctx, double t0, char *err,
 				  size_t errlen)
 {
 	enum west_status rc = west_parts_solve(&s->parts, s->grid, &west_kernels_cuda, obs, o, f,
-					       s->d.u, s->d.v, s->d.w, s->d.cls, progress, ctx,
-					       err, errlen);
+					       progress, ctx, err, errlen);
 	cudaError_t e = cudaSetDevice(s->device);   /* the set's were bound in turn */
 	if (!rc && e != cudaSuccess)
 		rc = west_fail(err, errlen, WEST_ERR_CUDA, "cudaSetDevice(%d): %s", s->device,
 			       cudaGetErrorString(e));
-	if (!rc && !(rc = download_field(s, f, err, errlen)))
+	if (!rc)
 		f->report.total_seconds = now_seconds() - t0;
 	return rc;
 }
@@ -837,6 +869,8 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 		return west_fail(err, errlen, WEST_ERR_INVALID, "cuda backend: no observations");
 	if (o->partitions > 1)
 		return run_parts(s, obs, o, f, progress, ctx, t0, err, errlen);
+	if (!s->whole && (st = make_whole(s, err, errlen)))   /* planned for slabs */
+		return st;
 	struct west_work wk = {
 		.kg = s->kg, .cls = s->d.cls, .u = s->d.u, .v = s->d.v, .w = s->d.w,
 		.mg = &s->mg, .vgraph = s->graphs ? &s->vgraph : NULL,
@@ -875,7 +909,7 @@ static void cuda_describe(void *state, char *buf, size_t len)
 static size_t cuda_device_bytes(void *state)
 {
 	struct cuda_state *s = state;
-	return s->bytes + s->sta_bytes;
+	return s->bytes + s->sta_bytes + (s->parts ? west_parts_bytes(s->parts, -1) : 0);
 }
 
 /* Page-locked host memory for fields (fieldpool.h); NULL when CUDA has
@@ -906,6 +940,7 @@ const struct west_backend west_backend_cuda = {
 	.probe = cuda_probe,
 	.init = cuda_init,
 	.free = cuda_free,
+	.plan = cuda_plan,
 	.upload_terrain = cuda_upload_terrain,
 	.run = cuda_run,
 	.describe = cuda_describe,

@@ -368,6 +368,7 @@ static enum west_status put(struct west_part *q, void *dst, const void *src, siz
 {
 	if (q->nmem == (int)(sizeof q->mem / sizeof q->mem[0]))
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: more arrays than slots");
+	q->bytes += bytes;
 	return put_in(q, &q->mem[q->nmem++], dst, src, bytes, err, errlen);
 }
 
@@ -598,6 +599,17 @@ void west_parts_free(struct west_parts *ps)
 	free(ps->sums);
 	free(ps->pending);
 	memset(ps, 0, sizeof *ps);
+}
+
+size_t west_parts_bytes(const struct west_parts *ps, int dev)
+{
+	size_t bytes = 0;
+	for (const struct west_part *q = ps->part; q < ps->part + ps->n; q++)
+		if (mine(ps, q) && (dev < 0 || q->dev == dev))
+			bytes += q->bytes + q->mg.bytes;
+	if (ps->tail && (dev < 0 || ps->part[0].dev == dev))
+		bytes += ps->tail->part[0].mg.bytes;
+	return bytes;
 }
 
 void west_parts_one(struct west_parts *ps, const struct west_kernel_ops *ops,
@@ -955,6 +967,18 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 	west_log(WEST_LOG_INFO, "%s backend: the grid's %zu rows in %d slabs%s", ops->backend,
 		 g->ny, o->partitions,
 		 mg ? ", the hierarchy cut as far as each slab keeps 4 rows and 32768 cells" : "");
+	for (int d = 0; d < (*set)->ndev; d++) {
+		const struct west_parts *ps = *set;
+		size_t cells = 0, bytes = west_parts_bytes(ps, ps->devs[d]);
+		char name[24];
+		for (const struct west_part *q = ps->part; q < ps->part + ps->n; q++)
+			if (q->dev == ps->devs[d])
+				cells += g->nx * (q->b[0] - q->a[0]) * g->nz;
+		snprintf(name, sizeof name, ops->bind ? "%s:%d" : "%s", ops->backend, ps->devs[d]);
+		west_log(WEST_LOG_INFO, "partitions: %s holds %.1f MB for its slabs' %zu cells "
+			 "(%.1f bytes per cell)", name, 1e-6 * (double)bytes, cells,
+			 (double)bytes / (double)(cells ? cells : 1));
+	}
 	return WEST_OK;
 }
 
@@ -962,7 +986,6 @@ enum west_status west_parts_solve(struct west_parts **set, const struct west_gri
 				  const struct west_kernel_ops *ops,
 				  const struct west_obs_set *obs,
 				  const struct west_solve_opts *opts, struct west_field *f,
-				  float *u, float *v, float *w, unsigned char *cls,
 				  west_progress_fn progress, void *ctx, char *err, size_t errlen)
 {
 	struct west_solve_opts o = *opts;
@@ -980,7 +1003,7 @@ enum west_status west_parts_solve(struct west_parts **set, const struct west_gri
 					       west_power_exponents(o.land_use), err, errlen)) &&
 		    !(rc = west_model_solve_parts(*set, g, &o, west_obs_max_speed(obs), &f->report,
 						  progress, ctx, err, errlen)))
-			rc = west_parts_field(*set, u, v, w, cls, err, errlen);
+			rc = west_parts_field(*set, f->u, f->v, f->w, f->stability, err, errlen);
 	}
 	free(st);
 	free(stab);

@@ -75,6 +75,7 @@ struct west_part {
 	struct west_mg mg;
 	void *mem[12];              /* the slab's arrays and field */
 	int nmem;
+	size_t bytes;               /* mem's bytes (mg's are mg.bytes) */
 	void *smem[4];              /* the solve's station arrays */
 };
 
@@ -135,6 +136,11 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 				  char *err, size_t errlen);
 void west_parts_free(struct west_parts *ps);
 
+/* Bytes a built set holds in its partitions' memory (the slabs' arrays
+ * and fields, the hierarchy with the tail's; not the solve's station
+ * arrays): all of them for dev < 0, else those on device dev. */
+size_t west_parts_bytes(const struct west_parts *ps, int dev);
+
 /* A set of one over wk (not owned): the one-device solve. */
 void west_parts_one(struct west_parts *ps, const struct west_kernel_ops *ops,
 		    struct west_work *wk, double *sums);
@@ -149,24 +155,25 @@ enum west_status west_parts_stations(struct west_parts *ps, size_t ns,
 				     const float *pexp, char *err, size_t errlen);
 
 /* The partitions' own rows of the field into the whole grid's faces u,
- * v, w and classes cls, arrays in the partitions' memory (copy2d;
- * complete on return). */
+ * v, w and classes cls: host arrays (on CUDA copy2d takes them too, at
+ * full speed when page-locked), or arrays in the partitions' memory
+ * (copy2d; complete on return). */
 enum west_status west_parts_field(struct west_parts *ps, float *u, float *v, float *w,
 				  unsigned char *cls, char *err, size_t errlen);
 
 /*
  * A backend's solve of obs (at least one station) with opts (eta may be
- * auto) in opts->partitions slabs, each on ops: *set is built (and logged)
- * when there is none or it was cut for another count or, with a
- * hierarchy, another eta, and kept for the next solve; f gets the report,
- * valid time and power exponents, and u, v, w, cls (whole-grid arrays in
- * ops' memory: f's own on the CPU) the field.
+ * auto) in opts->partitions slabs, each on ops and the device of
+ * opts->device: *set is built (and logged, with the bytes each device
+ * holds) when there is none or it was cut for another count, other
+ * devices or, with a hierarchy, another eta, and kept for the next solve;
+ * f gets the report, valid time, power exponents and the field (its host
+ * arrays, west_parts_field).
  */
 enum west_status west_parts_solve(struct west_parts **set, const struct west_grid *g,
 				  const struct west_kernel_ops *ops,
 				  const struct west_obs_set *obs,
 				  const struct west_solve_opts *opts, struct west_field *f,
-				  float *u, float *v, float *w, unsigned char *cls,
 				  west_progress_fn progress, void *ctx, char *err, size_t errlen);
 /* Free *set (built by west_parts_solve) and make it NULL. */
 void west_parts_drop(struct west_parts **set);

@@ -393,6 +393,93 @@ ParameterizedTestParameters(parts, gpu_slabs_are_the_gpu_field)
 				   sizeof gpu_cases / sizeof gpu_cases[0]);
 }
 
+#ifdef WEST_HAVE_CUDA
+/* A solve on state (uploaded) into f. */
+static void solve_on(void *state, const struct west_grid *g, const struct west_obs_set *obs,
+		     const struct west_solve_opts *o, struct west_field *f)
+{
+	char err[WEST_ERRLEN];
+	cr_assert_eq(west_field_init(f, g, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_backend_cuda.run(state, obs, o, f, NULL, NULL, err, sizeof err),
+		     WEST_OK, "%s", err);
+}
+
+/* A CUDA state with g uploaded, planned for plan's slabs (NULL: no plan). */
+static void *cuda_state_for(const struct west_grid *g, const struct west_solve_opts *plan)
+{
+	void *state = NULL;
+	char err[WEST_ERRLEN];
+	cr_assert_eq(west_backend_cuda.init(&state, err, sizeof err), WEST_OK, "%s", err);
+	if (plan)
+		west_backend_cuda.plan(state, plan);
+	cr_assert_eq(west_backend_cuda.upload_terrain(state, g, err, sizeof err), WEST_OK, "%s",
+		     err);
+	return state;
+}
+#endif
+
+/*
+ * A state planned for slabs (config devices, here cuda:0,cuda:0) holds
+ * its slabs and not the whole grid's arrays beside them: after its solve
+ * it holds at most 1.25 times what a one-device state holds (the slabs'
+ * halos and the tail are the difference), and the whole grid's 25 bytes
+ * per cell less than an unplanned state that solved the same slabs.  A
+ * one-device solve on it still works (the arrays are made then), and every
+ * field is the one-device field.
+ */
+Test(parts, planned_slabs_hold_only_their_slabs)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	const struct west_backend *be = &west_backend_cuda;
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o, two;
+	struct west_field one, lean, fat, after;
+	size_t cells, b_one, b_planned, b_lean, b_fat, b_after;
+	void *s_one, *s_lean, *s_fat;
+
+	setup(&g, &obs, 128, 192);
+	cells = west_grid_ncells(&g);
+	fix_opts(&o, 60, 1e-4, 1.7, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	two = o;
+	two.partitions = 2;
+	s_one = cuda_state_for(&g, NULL);
+	solve_on(s_one, &g, &obs, &o, &one);
+	b_one = be->device_bytes(s_one);
+	s_lean = cuda_state_for(&g, &two);
+	b_planned = be->device_bytes(s_lean);
+	solve_on(s_lean, &g, &obs, &two, &lean);
+	b_lean = be->device_bytes(s_lean);
+	s_fat = cuda_state_for(&g, NULL);
+	solve_on(s_fat, &g, &obs, &two, &fat);
+	b_fat = be->device_bytes(s_fat);
+	cr_log_info("device bytes per cell: one device %.1f, planned slabs %.1f before and %.1f "
+		    "after the solve, unplanned slabs %.1f", (double)b_one / (double)cells,
+		    (double)b_planned / (double)cells, (double)b_lean / (double)cells,
+		    (double)b_fat / (double)cells);
+	same_field(&g, &one, &lean, "planned slabs");
+	same_field(&g, &one, &fat, "unplanned slabs");
+	cr_expect_eq(b_planned, 0, "a planned state holds %zu bytes before its first solve",
+		     b_planned);
+	cr_expect_leq(b_lean, b_one + b_one / 4, "planned slabs: %zu bytes, one device %zu",
+		      b_lean, b_one);
+	cr_expect_geq(b_fat, b_lean + 25 * cells, "unplanned slabs: %zu bytes, planned %zu",
+		      b_fat, b_lean);
+	solve_on(s_lean, &g, &obs, &o, &after);
+	b_after = be->device_bytes(s_lean);
+	same_field(&g, &one, &after, "one device after planned slabs");
+	cr_expect_geq(b_after, b_lean + 25 * cells, "the whole arrays made: %zu bytes, then %zu",
+		      b_lean, b_after);
+	be->free(s_one), be->free(s_lean), be->free(s_fat);
+	west_field_free(&one), west_field_free(&lean), west_field_free(&fat);
+	west_field_free(&after);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+#endif
+}
+
 /* Slabs on several GPUs: each its device (partition 0, which holds the
  * tail, on another than the backend's), exchanging rows by peer copies. */
 struct gpus_case {

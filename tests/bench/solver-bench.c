@@ -12,7 +12,9 @@
  *    one device (parts.h: the partition layer's cost, its exchanges), and
  *    in the slabs of each devices list of --devices (lists parted by ';',
  *    a row each: "cuda:0,cuda:0;cuda:0,cuda:1" two slabs on one GPU, then
- *    on two);
+ *    on two; each on a fresh state planned for it, as westd makes it, and
+ *    on CUDA the memory each GPU gives that state, by cudaMemGetInfo before
+ *    and after, in a table of its own);
  * then the potential smoother's throughput on level 0 in cell-sweeps per
  * second (a cell-sweep: one cell updated once; a red-black iteration is
  * one per cell), against the bytes a sweep must move per cell and the
@@ -51,6 +53,7 @@
 #include "bench_terrain.h"
 #define BENCH_NAME "solver-bench"
 #include "bench_util.h"
+#include "fieldpool.h"
 #include "multigrid.h"
 
 #define SB_NZ 20
@@ -114,11 +117,16 @@ static struct result run(const struct west_backend *be, void *state,
 			 const struct west_grid *g, const struct west_obs_set *obs,
 			 const struct west_solve_opts *o)
 {
+	/* fields in the backend's host memory, as westd's pool gives them
+	 * (page-locked on CUDA) */
+	static struct west_field_pool *pool;
 	struct west_field f;
 	char err[WEST_ERRLEN];
 	double t0;
 
-	if (west_field_init(&f, g, err, sizeof err))
+	if (!pool && !(pool = west_field_pool_new(be->host, 1)))
+		die("field", "out of memory");
+	if (west_field_pool_get(pool, &f, g, err, sizeof err))
 		die("field", err);
 	t0 = now_s();
 	if (be->run(state, obs, o, &f, NULL, NULL, err, sizeof err))
@@ -126,6 +134,13 @@ static struct result run(const struct west_backend *be, void *state,
 	struct result r = { f.report.step_seconds[WEST_STEP_DIVMIN], now_s() - t0,
 			    f.report.omega, f.report.iterations, f.report.converged,
 			    f.report.end.rel_max };
+	if (getenv("SOLVER_BENCH_STEPS")) {   /* where a whole run's time goes */
+		fprintf(stderr, "run %.2f ms, report %.2f ms:", 1e3 * r.total,
+			1e3 * f.report.total_seconds);
+		for (int s = 0; s < WEST_NSTEPS; s++)
+			fprintf(stderr, " %s %.2f", west_step_key(s), 1e3 * f.report.step_seconds[s]);
+		fprintf(stderr, ", exchange %.2f\n", 1e3 * f.report.exchange_seconds);
+	}
 	west_field_free(&f);
 	return r;
 }
@@ -151,6 +166,41 @@ static void row(const char *grid, const char *be, const char *solver,
 	printf("| %s | %s | %s | %.2f | %ld | %s | %.1f | %.1f | %.1f |\n", grid, be, solver,
 	       r->omega, r->iterations, state, 1e3 * r->step8, 1e3 * r->total,
 	       r->total / mg->total);
+}
+
+/* Bytes in use on CUDA device dev (cudaMemGetInfo), or 0. */
+static double device_used(const struct west_backend *be, int dev)
+{
+#ifdef WEST_HAVE_CUDA
+	size_t free_b, total;
+	if (strcmp(be->name, "cpu") && cudaSetDevice(dev) == cudaSuccess &&
+	    cudaMemGetInfo(&free_b, &total) == cudaSuccess)
+		return (double)(total - free_b);
+#endif
+	(void)be, (void)dev;
+	return 0.0;
+}
+
+/* How many entries of d are device dev. */
+static int count_of(const struct west_devices *d, int dev)
+{
+	int n = 0;
+	for (int k = 0; k < d->n; k++)
+		n += d->dev[k] == dev;
+	return n;
+}
+
+/* Rows of the memory table, printed after the others. */
+static char memory_rows[4096];
+
+/* A device's memory in use for a planned state's slabs (about cells of
+ * the grid: its share of even slabs). */
+static void memory_row(const char *grid, const char *list, int dev, double bytes, size_t cells)
+{
+	size_t n = strlen(memory_rows);
+	snprintf(memory_rows + n, sizeof memory_rows - n,
+		 "| %s | %s | cuda:%d | %.0f | %.1f M | %.1f |\n", grid, list, dev, bytes * 1e-6,
+		 (double)cells * 1e-6, bytes / (double)cells);
 }
 
 /* The median of reps multigrid runs in `parts` slabs on devices dev
@@ -213,17 +263,37 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 	snprintf(list, sizeof list, "%s", op->devices);
 	for (char *l = strtok_r(list, ";", &save); l; l = strtok_r(NULL, ";", &save)) {
 		struct west_devices d;
-		char what[300];
+		char what[300], err[WEST_ERRLEN];
+		double used[WEST_MAX_PARTS];
+		void *ps;   /* a state planned for these slabs, as westd makes it */
 		if (west_devices_parse(l, &d, what, sizeof what) || d.n < 2)
 			die(l, d.n < 2 ? "a devices list of two or more" : what);
 		snprintf(what, sizeof what, "multigrid, %d slabs on %s", d.n, l);
 		o.partitions = d.n;
 		memcpy(o.device, d.dev, sizeof o.device);
-		run(be, state, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
+		for (int k = 0; k < d.n; k++)
+			used[k] = device_used(be, d.dev[k]);
+		if (be->init(&ps, err, sizeof err))
+			die("init", err);
+		if (be->plan)
+			be->plan(ps, &o);
+		if (be->upload_terrain(ps, g, err, sizeof err))
+			die("upload", err);
+		run(be, ps, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
 		o.partitions = 1;
-		multigrid_median(be, state, g, obs, reps, d.n, d.dev, &r);
+		multigrid_median(be, ps, g, obs, reps, d.n, d.dev, &r);
 		row(grid, be->name, what, &r, &mg);
 		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
+		for (int k = 0; k < d.n; k++) {
+			int first = 1;
+			for (int j = 0; j < k; j++)
+				first &= d.dev[j] != d.dev[k];
+			if (first && strcmp(be->name, "cpu"))
+				memory_row(grid, l, d.dev[k], device_used(be, d.dev[k]) - used[k],
+					   g->nx * g->nz * g->ny * (size_t)count_of(&d, d.dev[k]) /
+						   (size_t)d.n);
+		}
+		be->free(ps);
 	}
 	save = NULL;
 	fprintf(stderr, "%s %s: multigrid %.1f ms (first run with the hierarchy build %.1f ms)\n",
@@ -477,6 +547,10 @@ int main(int argc, char **argv)
 		sweeps(names[i], o.backend, &grids[i]);
 		west_grid_free(&grids[i]);
 	}
+	if (memory_rows[0])
+		printf("\n| grid | devices | device | memory in use for the planned state's slabs "
+		       "(MB, cudaMemGetInfo) | cells (even slabs) | bytes per cell |\n"
+		       "| --- | --- | --- | --- | --- | --- |\n%s", memory_rows);
 	be->free(state);
 	if (ref_state)
 		be->free(ref_state);
