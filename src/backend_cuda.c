@@ -217,13 +217,16 @@ static enum west_status cuda_fill(void *dst, int byte, size_t bytes, char *err, 
 	return WEST_OK;
 }
 
+static cudaStream_t copy_stream(void);
+
 static enum west_status cuda_copy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
 				    size_t width, size_t height, char *err, size_t errlen)
 {
 	/* cudaMemcpyDefault: the devices of dst and src from their unified
-	 * addresses, which may be two GPUs' (cuda_peers) */
+	 * addresses, which may be two GPUs' (cuda_peers); between cuda_post
+	 * and cuda_wait on the device's side stream */
 	WEST_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height,
-					cudaMemcpyDefault, cudaStreamPerThread), err, errlen);
+					cudaMemcpyDefault, copy_stream()), err, errlen);
 	return WEST_OK;
 }
 
@@ -266,29 +269,86 @@ static enum west_status cuda_bind(int dev)
 	return WEST_OK;
 }
 
-/* The calling thread's join events, one per device, each made on its own
- * device at first use and kept for the thread's life. */
-static __thread cudaEvent_t join_event[MAX_DEVICE + 1];
+/*
+ * The calling thread's streams and events of each device, made on it at
+ * first use and kept for the thread's life: the kernels' stream is the
+ * per-thread default one; `side` takes the copies between cuda_post and
+ * cuda_wait.  join_event marks a device's kernels' stream, side_event its
+ * side stream.
+ */
+static __thread struct {
+	cudaEvent_t join_event, side_event;
+	cudaStream_t side;
+} dev_sync[MAX_DEVICE + 1];
+static __thread int on_side;   /* copies on the side streams (cuda_post) */
+
+/* The stream copy2d queues on: the current device's side stream after
+ * cuda_post, else the kernels'. */
+static cudaStream_t copy_stream(void)
+{
+	int d;
+	if (!on_side || cudaGetDevice(&d) != cudaSuccess)
+		return cudaStreamPerThread;
+	return dev_sync[d].side;
+}
+
+/* Device dev bound, its events and side stream made. */
+static enum west_status sync_objects(int dev)
+{
+	WEST_CUDA_LOG(cudaSetDevice(dev));
+	if (!dev_sync[dev].side) {
+		WEST_CUDA_LOG(cudaEventCreateWithFlags(&dev_sync[dev].join_event,
+						       cudaEventDisableTiming));
+		WEST_CUDA_LOG(cudaEventCreateWithFlags(&dev_sync[dev].side_event,
+						       cudaEventDisableTiming));
+		WEST_CUDA_LOG(cudaStreamCreateWithFlags(&dev_sync[dev].side,
+							cudaStreamNonBlocking));
+	}
+	return WEST_OK;
+}
+
+/* Each of the n devices' streams `to` (the side ones, or the kernels')
+ * waits for the events recorded on every device's `from` streams (all
+ * of them, or all but its own when from and to are the same). */
+static enum west_status mark_and_wait(const int *dev, int n, int from_side, int to_side)
+{
+	for (int i = 0; i < n; i++) {
+		enum west_status st = sync_objects(dev[i]);
+		if (st)
+			return st;
+		WEST_CUDA_LOG(cudaEventRecord(from_side ? dev_sync[dev[i]].side_event :
+							  dev_sync[dev[i]].join_event,
+					      from_side ? dev_sync[dev[i]].side :
+							  cudaStreamPerThread));
+	}
+	for (int i = 0; i < n; i++) {
+		cudaStream_t s = to_side ? dev_sync[dev[i]].side : cudaStreamPerThread;
+		WEST_CUDA_LOG(cudaSetDevice(dev[i]));
+		for (int j = 0; j < n; j++)
+			if (j != i || from_side != to_side)
+				WEST_CUDA_LOG(cudaStreamWaitEvent(
+					s, from_side ? dev_sync[dev[j]].side_event :
+						       dev_sync[dev[j]].join_event, 0));
+	}
+	return WEST_OK;
+}
 
 static enum west_status cuda_join(const int *dev, int n)
 {
-	if (n < 2)
-		return WEST_OK;
-	for (int i = 0; i < n; i++) {
-		cudaEvent_t *ev = &join_event[dev[i]];
-		WEST_CUDA_LOG(cudaSetDevice(dev[i]));
-		if (!*ev)
-			WEST_CUDA_LOG(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
-		WEST_CUDA_LOG(cudaEventRecord(*ev, cudaStreamPerThread));
-	}
-	for (int i = 0; i < n; i++) {
-		WEST_CUDA_LOG(cudaSetDevice(dev[i]));
-		for (int j = 0; j < n; j++)
-			if (j != i)
-				WEST_CUDA_LOG(cudaStreamWaitEvent(cudaStreamPerThread,
-								  join_event[dev[j]], 0));
-	}
-	return WEST_OK;
+	return n < 2 ? WEST_OK : mark_and_wait(dev, n, 0, 0);
+}
+
+static enum west_status cuda_post(const int *dev, int n)
+{
+	enum west_status st = mark_and_wait(dev, n, 0, 1);
+	on_side = !st;
+	return st;
+}
+
+static enum west_status cuda_wait(const int *dev, int n)
+{
+	on_side = 0;
+	return mark_and_wait(dev, n, 1, 0);
 }
 
 /* Checked, unlike the teardown frees below: a test or a caller with a
@@ -377,6 +437,8 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.peers = cuda_peers,
 	.bind = cuda_bind,
 	.join = cuda_join,
+	.post = cuda_post,
+	.wait = cuda_wait,
 };
 
 /* -------------------------------------------------------------- state */

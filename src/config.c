@@ -132,8 +132,8 @@ static const struct conf_row rows[] = {
 		"or a number > 0 per partition" },
 	[WEST_CONF_EXCHANGE] = {
 		"exchange", CONF_ENUM, FIELD(exchange), 0, 0, 0, exchange_words, "overlap", 1,
-		"halo exchange between MPI ranks: overlap (messages in flight while the "
-		"inner rows are smoothed) or blocking (same field)" },
+		"halo exchange between MPI ranks and GPU slabs: overlap (messages or "
+		"copies in flight while the inner rows are smoothed) or blocking (same field)" },
 	[WEST_CONF_LOG_LEVEL] = {
 		"log_level", CONF_LOGLEVEL, FIELD(log_level), 0, 0, 0, NULL, "info",
 		1, "most verbose level logged" },

@@ -172,6 +172,17 @@ struct west_kernel_ops {
 	enum west_status (*peers)(const int *dev, int n, char *err, size_t errlen);
 	enum west_status (*bind)(int dev);
 	enum west_status (*join)(const int *dev, int n);
+	/*
+	 * Copies beside the kernels (NULL where copies are done when they
+	 * return: the CPU): after post, the calling thread's copy2d calls go
+	 * on a second stream of their device, which starts them once
+	 * everything queued before post on the n devices dev is done, while
+	 * the kernels queued after post run; after wait, what is queued on
+	 * any of the n devices runs after those copies, and copy2d is back on
+	 * the kernels' stream.
+	 */
+	enum west_status (*post)(const int *dev, int n);
+	enum west_status (*wait)(const int *dev, int n);
 };
 extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */
 extern const struct west_kernel_ops west_kernels_cpu_ref;  /* its references alone */

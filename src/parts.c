@@ -759,11 +759,17 @@ static enum west_status share_norms(struct west_parts *ps, double norms[WEST_MAX
 #endif
 }
 
-/* Level L's halo rows of colour c, the messages between ranks posted
- * (west_parts_halo_post) when `post`, else exchanged at once. */
+/* Level L's halo rows of colour c, posted (west_parts_halo_post) when
+ * `post`: the messages between ranks, and on GPUs the copies on the side
+ * streams (ops->post); else exchanged at once. */
 static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 {
-	enum west_status st = join(ps);
+	const struct west_kernel_ops *k = ps->part[0].ops;
+	int side = post && k->post;
+	enum west_status st = side ? k->post(ps->devs, ps->ndev) : join(ps);
+
+	if (side && !st)
+		ps->side = 1;
 	for (int p = 0; p + 1 < ps->n && !st; p++) {
 		struct west_part *lo = &ps->part[p], *up = &ps->part[p + 1];
 		const struct west_plevel *ll = lev(ps, lo, L), *ul = lev(ps, up, L);
@@ -791,6 +797,10 @@ static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 		(void)post;
 #endif
 	}
+	if (side) {   /* west_parts_halo_wait joins them */
+		bind(ps, &ps->part[0]);
+		return st;
+	}
 	return joined(ps, st);
 }
 
@@ -809,6 +819,13 @@ enum west_status west_parts_halo_post(struct west_parts *ps, int L, int c)
 enum west_status west_parts_halo_wait(struct west_parts *ps)
 {
 	enum west_status st = WEST_OK;
+	if (ps->side) {
+		double t0 = clock_now();
+		ps->side = 0;
+		st = ps->part[0].ops->wait(ps->devs, ps->ndev);
+		bind(ps, &ps->part[0]);
+		return spent(ps, t0, st);
+	}
 #ifdef WEST_HAVE_MPI
 	struct pending *m = ps->pending;
 	double t0 = clock_now();
@@ -827,7 +844,7 @@ enum west_status west_parts_halo_wait(struct west_parts *ps)
 
 int west_parts_overlaps(const struct west_parts *ps)
 {
-	return ps->overlap && ps->n > 1 && west_ranks_count() > 1;
+	return ps->overlap && ps->n > 1 && (west_ranks_count() > 1 || ps->part[0].ops->post);
 }
 
 /* Partition q's face row j (the whole grid's numbering) of v, plane k. */

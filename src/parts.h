@@ -97,9 +97,10 @@ struct west_parts {
 				       those of this rank, the others are
 				       geometry only */
 	double *sums;               /* per-row sums, g->ny */
-	int overlap;                /* the solve's exchange is overlap (model.h)
-				       and the partitions are on MPI ranks:
+	int overlap;                /* the solve's exchange is overlap (model.h):
 				       west_parts_overlaps */
+	int side;                   /* copies posted on the side streams
+				       (ops->post) that halo_wait ends */
 	void *pending;              /* messages in flight (parts.c) */
 	double exchange_seconds;    /* wall time in the exchanges below since
 				       the solve began */
@@ -194,17 +195,19 @@ enum west_status west_parts_share_norms(struct west_parts *ps,
 enum west_status west_parts_halo_e(struct west_parts *ps, int L, int c);
 /*
  * The same in two halves, for an exchange overlapped with computation:
- * _post moves the rows that stay in this process and posts the messages
- * between ranks (non-blocking; the own rows they send must not change and
- * the halo rows they fill must not be read until _wait returns); _wait
- * waits for them.  After a failed _post, _wait still ends what was posted.
+ * _post posts the messages between ranks and, on GPUs, queues the copies
+ * between partitions on the side streams (ops->post), or else moves the
+ * rows that stay in this process; the own rows they send must not change
+ * and the halo rows they fill must not be read until _wait, which waits
+ * for them (on GPUs: orders what follows after them).  After a failed
+ * _post, _wait still ends what was posted.
  */
 enum west_status west_parts_halo_post(struct west_parts *ps, int L, int c);
 enum west_status west_parts_halo_wait(struct west_parts *ps);
 /* 1 when the solvers overlap the halo exchange of a colour pass with the
  * pass (ps->overlap): the rows the neighbours take first, then _post, the
- * other rows, _wait.  Only partitions on MPI ranks do: within one memory
- * the copies are queued in order with the kernels. */
+ * other rows, _wait.  Partitions on MPI ranks and on GPUs do; CPU
+ * partitions of one process copy when asked, so they never overlap. */
 int west_parts_overlaps(const struct west_parts *ps);
 /* Velocity form, after the pass of colour c: the y-faces two partitions
  * share, each taken from the side whose cell the pass moved. */

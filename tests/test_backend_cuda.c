@@ -570,3 +570,71 @@ Test(cuda_backend, join_orders_copies_across_gpus)
 	free(host);
 #endif
 }
+
+/*
+ * post and wait (parts.h's overlapped exchange): the chain a -> b -> c ->
+ * d (256 MiB each, a filled with 0x5a) on the kernels' stream of the
+ * last device of dev, then post, a copy of d's last MiB into e on the
+ * first device (on its side stream), wait, and e read back on the
+ * kernels' stream: the side copy must start after the chain and the read
+ * after the copy.  On one GPU, and on two when there are.
+ */
+static void post_wait_case(const int *dev, int n)
+{
+	const struct west_kernel_ops *k = &west_kernels_cuda;
+	const size_t big = (size_t)256 << 20, tail = (size_t)1 << 20;
+	unsigned char *host = malloc(tail);
+	void *a, *b, *c, *d, *e;
+	char err[WEST_ERRLEN];
+	size_t stale = 0;
+
+	cr_assert_not_null(host);
+	cr_assert_eq(k->bind(dev[n - 1]), WEST_OK);
+	cr_assert_eq(k->alloc(&a, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->alloc(&b, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->alloc(&c, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->alloc(&d, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->fill(a, 0x5a, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->fill(b, 0, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->fill(c, 0, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->fill(d, 0, big, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->bind(dev[0]), WEST_OK);
+	cr_assert_eq(k->alloc(&e, tail, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->fill(e, 0, tail, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->bind(dev[n - 1]), WEST_OK);
+	cr_assert_eq(k->copy2d(b, big, a, big, big, 1, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->copy2d(c, big, b, big, big, 1, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->copy2d(d, big, c, big, big, 1, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(k->post(dev, n), WEST_OK);
+	cr_assert_eq(k->bind(dev[0]), WEST_OK);
+	cr_assert_eq(k->copy2d(e, tail, (char *)d + big - tail, tail, tail, 1, err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_assert_eq(k->wait(dev, n), WEST_OK);
+	cr_assert_eq(k->bind(dev[0]), WEST_OK);
+	cr_assert_eq(k->download(host, e, tail, err, sizeof err), WEST_OK, "%s", err);
+	for (size_t i = 0; i < tail; i++)
+		stale += host[i] != 0x5a;
+	cr_expect_eq(stale, 0, "%d GPU(s): the read after wait found %zu stale bytes of %zu", n,
+		     stale, tail);
+	k->free(e, err, sizeof err);
+	cr_assert_eq(k->bind(dev[n - 1]), WEST_OK);
+	cr_assert_eq(k->sync(), WEST_OK);
+	k->free(a, err, sizeof err), k->free(b, err, sizeof err);
+	k->free(c, err, sizeof err), k->free(d, err, sizeof err);
+	cr_assert_eq(k->bind(0), WEST_OK);
+	free(host);
+}
+
+Test(cuda_backend, post_and_wait_order_side_copies)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	static const int one[1] = { 0 }, both[2] = { 0, 1 };
+	char err[WEST_ERRLEN];
+	post_wait_case(one, 1);
+	if (west_kernels_cuda.peers(both, 2, err, sizeof err) == WEST_OK)
+		post_wait_case(both, 2);
+	else
+		cr_log_info("one GPU only (%s): the two-GPU case not run", err);
+#endif
+}

@@ -487,14 +487,18 @@ struct gpus_case {
 	enum west_indexing indexing;
 	int n;
 	int dev[3];
+	enum west_exchange exchange;
 };
 
 static struct gpus_case gpus_cases[] = {
-	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 2, { 0, 1 } },
-	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 3, { 1, 0, 1 } },
-	{ WEST_SOLVER_SOR_POTENTIAL, WEST_INDEXING_COMPACT, 2, { 1, 0 } },
-	{ WEST_SOLVER_SOR, WEST_INDEXING_MASKED, 2, { 0, 1 } },
-	{ WEST_SOLVER_SOR, WEST_INDEXING_COMPACT, 3, { 0, 1, 1 } },
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 2, { 0, 1 }, WEST_EXCHANGE_OVERLAP },
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 2, { 0, 1 }, WEST_EXCHANGE_BLOCKING },
+	{ WEST_SOLVER_MULTIGRID, WEST_INDEXING_COMPACT, 3, { 1, 0, 1 }, WEST_EXCHANGE_OVERLAP },
+	{ WEST_SOLVER_SOR_POTENTIAL, WEST_INDEXING_COMPACT, 2, { 1, 0 }, WEST_EXCHANGE_OVERLAP },
+	{ WEST_SOLVER_SOR_POTENTIAL, WEST_INDEXING_COMPACT, 3, { 0, 1, 0 },
+	  WEST_EXCHANGE_BLOCKING },
+	{ WEST_SOLVER_SOR, WEST_INDEXING_MASKED, 2, { 0, 1 }, WEST_EXCHANGE_OVERLAP },
+	{ WEST_SOLVER_SOR, WEST_INDEXING_COMPACT, 3, { 0, 1, 1 }, WEST_EXCHANGE_OVERLAP },
 };
 
 ParameterizedTestParameters(parts, slabs_on_two_gpus_are_the_gpu_field)
@@ -524,10 +528,11 @@ ParameterizedTest(struct gpus_case *c, parts, slabs_on_two_gpus_are_the_gpu_fiel
 	o.solver = c->solver;
 	solve_backend(&west_backend_cuda, &g, &obs, &o, &one);
 	o.partitions = c->n;
+	o.exchange = c->exchange;
 	memcpy(o.device, c->dev, c->n * sizeof *c->dev);
 	solve_backend(&west_backend_cuda, &g, &obs, &o, &f);
-	snprintf(what, sizeof what, "GPUs %d,%d,%d, solver %d, %d partitions", c->dev[0],
-		 c->dev[1], c->dev[2], c->solver, c->n);
+	snprintf(what, sizeof what, "GPUs %d,%d,%d, solver %d, %d partitions, exchange %d",
+		 c->dev[0], c->dev[1], c->dev[2], c->solver, c->n, c->exchange);
 	same_field(&g, &one, &f, what);
 	for (int p = 0; p < c->n; p++) {
 		snprintf(dev, sizeof dev, "cuda:%d", c->dev[p]);
@@ -576,11 +581,15 @@ ParameterizedTest(struct case_ *c, parts, gpu_slabs_are_the_gpu_field)
 	o.solver = c->solver;
 	solve_backend(&west_backend_cuda, &g, &obs, &o, &one);
 	o.partitions = c->n;
-	solve_backend(&west_backend_cuda, &g, &obs, &o, &f);
-	snprintf(what, sizeof what, "GPU, solver %d, %d partitions", c->solver, c->n);
-	same_field(&g, &one, &f, what);
+	for (int ex = 0; ex < 2; ex++) {   /* overlapped, then blocking */
+		o.exchange = ex ? WEST_EXCHANGE_BLOCKING : WEST_EXCHANGE_OVERLAP;
+		solve_backend(&west_backend_cuda, &g, &obs, &o, &f);
+		snprintf(what, sizeof what, "GPU, solver %d, %d partitions, %s exchange",
+			 c->solver, c->n, ex ? "blocking" : "overlapped");
+		same_field(&g, &one, &f, what);
+		west_field_free(&f);
+	}
 	west_field_free(&one);
-	west_field_free(&f);
 	west_obs_set_free(&obs);
 	west_grid_free(&g);
 #else

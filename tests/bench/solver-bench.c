@@ -12,7 +12,8 @@
  *    one device (parts.h: the partition layer's cost, its exchanges), and
  *    in the slabs of each devices list of --devices (lists parted by ';',
  *    a row each: "cuda:0,cuda:0;cuda:0,cuda:1" two slabs on one GPU, then
- *    on two; each on a fresh state planned for it, as westd makes it, and
+ *    on two; each on a fresh state planned for it, as westd makes it, a
+ *    row for each halo exchange of --exchange (config exchange), and
  *    on CUDA the memory each GPU gives that state, by cudaMemGetInfo before
  *    and after, in a table of its own);
  * then the potential smoother's throughput on level 0 in cell-sweeps per
@@ -36,7 +37,8 @@
  *
  * Usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]
  *                     [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]
- *                     [--devices 'LIST;LIST'] [--faces cut|staircase|cut,staircase]
+ *                     [--devices 'LIST;LIST'] [--exchange overlap,blocking]
+ *                     [--faces cut|staircase|cut,staircase]
  * Output: markdown tables on stdout, progress on stderr.  Exit 0, 1 on a
  * backend error, 2 on a bad option.  Built with `make tests/bench/solver-bench`.
  */
@@ -62,7 +64,7 @@
 #define SB_SWEEPS 100      /* red-black iterations per throughput timing */
 
 struct opts {
-	char grids[64], omegas[128], backend[8], faces[32], devices[256];
+	char grids[64], omegas[128], backend[8], faces[32], devices[256], exchange[64];
 	int reps, partitions;
 	long sor_max;
 };
@@ -204,16 +206,17 @@ static void memory_row(const char *grid, const char *list, int dev, double bytes
 }
 
 /* The median of reps multigrid runs in `parts` slabs on devices dev
- * (NULL: device 0) into r. */
+ * (NULL: device 0), exchanging halos by ex, into r. */
 static void multigrid_median(const struct west_backend *be, void *state,
 			     const struct west_grid *g, const struct west_obs_set *obs, int reps,
-			     int parts, const int *dev, struct result *r)
+			     int parts, const int *dev, enum west_exchange ex, struct result *r)
 {
 	struct west_solve_opts o;
 	double t[64], tt[64];
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
 	o.partitions = parts;
+	o.exchange = ex;
 	if (dev)
 		memcpy(o.device, dev, parts * sizeof *dev);
 	for (int i = 0; i < reps; i++) {
@@ -239,14 +242,14 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
 	first = run(be, state, g, obs, &o);
-	multigrid_median(be, state, g, obs, reps, 1, NULL, &mg);
+	multigrid_median(be, state, g, obs, reps, 1, NULL, 0, &mg);
 	row(grid, be->name, "multigrid", &mg, &mg);
 	if (ref_state) {
 		const char *what = strcmp(be->name, "cpu") ?
 				   "multigrid, no graphs (WEST_CUDA_GRAPHS=0)" :
 				   "multigrid, reference kernels (WEST_CPU_KERNELS=reference)";
 		run(be, ref_state, g, obs, &o);   /* builds its hierarchy */
-		multigrid_median(be, ref_state, g, obs, reps, 1, NULL, &r);
+		multigrid_median(be, ref_state, g, obs, reps, 1, NULL, 0, &r);
 		row(grid, be->name, what, &r, &mg);
 		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
 	}
@@ -256,7 +259,7 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 		o.partitions = op->partitions;
 		run(be, state, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
 		o.partitions = 1;
-		multigrid_median(be, state, g, obs, reps, op->partitions, NULL, &r);
+		multigrid_median(be, state, g, obs, reps, op->partitions, NULL, 0, &r);
 		row(grid, be->name, what, &r, &mg);
 		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
 	}
@@ -281,9 +284,16 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 			die("upload", err);
 		run(be, ps, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
 		o.partitions = 1;
-		multigrid_median(be, ps, g, obs, reps, d.n, d.dev, &r);
-		row(grid, be->name, what, &r, &mg);
-		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
+		for (const char *x = op->exchange; *x; x += strcspn(x, ",") + !!x[strcspn(x, ",")]) {
+			enum west_exchange ex = strncmp(x, "blocking", 8) ? WEST_EXCHANGE_OVERLAP :
+									    WEST_EXCHANGE_BLOCKING;
+			char which[400];
+			snprintf(which, sizeof which, "%s, %s exchange", what,
+				 ex == WEST_EXCHANGE_BLOCKING ? "blocking" : "overlapped");
+			multigrid_median(be, ps, g, obs, reps, d.n, d.dev, ex, &r);
+			row(grid, be->name, which, &r, &mg);
+			fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, which, 1e3 * r.total);
+		}
 		for (int k = 0; k < d.n; k++) {
 			int first = 1;
 			for (int j = 0; j < k; j++)
@@ -449,9 +459,22 @@ static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 
 /* ---------------------------------------------------------------- main */
 
+/* 1 when every comma-separated word of v is overlap or blocking. */
+static int exchanges_ok(const char *v)
+{
+	for (;;) {
+		size_t n = strcspn(v, ",");
+		if (!((n == 7 && !strncmp(v, "overlap", 7)) || (n == 8 && !strncmp(v, "blocking", 8))))
+			return 0;
+		if (!v[n])
+			return 1;
+		v += n + 1;
+	}
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", "", 5, 1, 20000 };
+	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", "", "overlap", 5, 1, 20000 };
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
 		if (!strcmp(a, "--grids"))
@@ -470,10 +493,13 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->partitions = atoi(v);
 		else if (!strcmp(a, "--devices"))
 			snprintf(o->devices, sizeof o->devices, "%s", v);
+		else if (!strcmp(a, "--exchange"))
+			snprintf(o->exchange, sizeof o->exchange, "%s", v);
 		else
 			return 0;
 	}
 	return argc % 2 == 1 && o->reps > 0 && o->sor_max > 0 && o->partitions >= 1 &&
+	       exchanges_ok(o->exchange) &&
 	       o->partitions <= 16 &&
 	       (!strcmp(o->faces, "cut") || !strcmp(o->faces, "staircase") ||
 		!strcmp(o->faces, "cut,staircase")) &&
@@ -491,7 +517,8 @@ int main(int argc, char **argv)
 	if (!parse(argc, argv, &o)) {
 		fputs("usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]\n"
 		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]\n"
-		      "                    [--devices 'LIST;LIST'] [--faces cut|staircase|cut,staircase]\n",
+		      "                    [--devices 'LIST;LIST'] [--exchange overlap,blocking]\n"
+		      "                    [--faces cut|staircase|cut,staircase]\n",
 		      stderr);
 		return 2;
 	}
@@ -512,9 +539,9 @@ int main(int argc, char **argv)
 		die("stations", "out of memory");
 	printf("## Solvers to max|D| h / U_ref <= %g (solver-bench)\n\n- backend: %s\n"
 	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s"
-	       " --faces %s --partitions %d --devices '%s'\n\n",
+	       " --faces %s --partitions %d --devices '%s' --exchange %s\n\n",
 	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas, o.faces,
-	       o.partitions, o.devices);
+	       o.partitions, o.devices, o.exchange);
 	printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
 	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	snprintf(list, sizeof list, "%s", o.grids);
