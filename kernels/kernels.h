@@ -529,6 +529,10 @@ __typeof__(west_pot_prolong_cpu) west_pot_prolong_cuda;
 __typeof__(west_pot_coarse_cpu) west_pot_coarse_cuda;
 __typeof__(west_pot_matvec_cpu) west_pot_matvec_cuda;
 __typeof__(west_pot_dot_cpu) west_pot_dot_cuda;
+/* The same without waiting: into page-locked sums, complete once the
+ * calling thread's stream is (the partitions of several GPUs queue theirs
+ * and then wait for each: solvers.c). */
+__typeof__(west_pot_dot_cpu) west_pot_dot_queued_cuda;
 __typeof__(west_pot_xpby_cpu) west_pot_xpby_cuda;
 __typeof__(west_pot_axpy_cpu) west_pot_axpy_cuda;
 __typeof__(west_pot_resid_cpu) west_pot_resid_cuda;

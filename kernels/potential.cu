@@ -303,8 +303,9 @@ static __global__ void dot_k(struct west_plevel l, size_t j0, const float *x, co
 		dot_rows[blockIdx.x] = sum;
 }
 
-extern "C" enum west_status west_pot_dot_cuda(const struct west_plevel *l, const float *x,
-					      const float *y, double *sums)
+extern "C" enum west_status west_pot_dot_queued_cuda(const struct west_plevel *l,
+						     const float *x, const float *y,
+						     double *sums)
 {
 	size_t own = own_rows(l);
 
@@ -317,6 +318,15 @@ extern "C" enum west_status west_pot_dot_cuda(const struct west_plevel *l, const
 							cudaMemcpyDeviceToHost,
 							cudaStreamPerThread));
 	}
+	return WEST_OK;
+}
+
+extern "C" enum west_status west_pot_dot_cuda(const struct west_plevel *l, const float *x,
+					      const float *y, double *sums)
+{
+	enum west_status st = west_pot_dot_queued_cuda(l, x, y, sums);
+	if (st)
+		return st;
 	WEST_CUDA_LOG(cudaStreamSynchronize(cudaStreamPerThread));
 	return WEST_OK;
 }

@@ -394,6 +394,27 @@ static void cuda_graph_free(void *graph)
 		cudaGraphExecDestroy((cudaGraphExec_t)graph);
 }
 
+/* Page-locked host memory for fields (fieldpool.h); NULL when CUDA has
+ * none to give (the pool then says the field is out of memory). */
+static void *pinned_alloc(size_t bytes)
+{
+	void *p = NULL;
+	cudaError_t e = cudaMallocHost(&p, bytes);
+	if (e != cudaSuccess) {
+		west_log(WEST_LOG_ERR, "cuda backend: %zu bytes of page-locked memory: %s", bytes,
+			 cudaGetErrorString(e));
+		return NULL;
+	}
+	return p;
+}
+
+static void pinned_free(void *p)
+{
+	cudaError_t e = cudaFreeHost(p);
+	if (e != cudaSuccess)
+		west_log(WEST_LOG_ERR, "cuda backend: cudaFreeHost: %s", cudaGetErrorString(e));
+}
+
 const struct west_kernel_ops west_kernels_cuda = {
 	.backend = "cuda",
 	.stability = west_stability_cuda,
@@ -415,6 +436,7 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.pot_coarse = west_pot_coarse_cuda,
 	.pot_matvec = west_pot_matvec_cuda,
 	.pot_dot = west_pot_dot_cuda,
+	.pot_dot_queued = west_pot_dot_queued_cuda,
 	.pot_xpby = west_pot_xpby_cuda,
 	.pot_axpy = west_pot_axpy_cuda,
 	.pot_resid = west_pot_resid_cuda,
@@ -439,6 +461,8 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.join = cuda_join,
 	.post = cuda_post,
 	.wait = cuda_wait,
+	.host_alloc = pinned_alloc,
+	.host_free = pinned_free,
 };
 
 /* -------------------------------------------------------------- state */
@@ -972,27 +996,6 @@ static size_t cuda_device_bytes(void *state)
 {
 	struct cuda_state *s = state;
 	return s->bytes + s->sta_bytes + (s->parts ? west_parts_bytes(s->parts, -1) : 0);
-}
-
-/* Page-locked host memory for fields (fieldpool.h); NULL when CUDA has
- * none to give (the pool then says the field is out of memory). */
-static void *pinned_alloc(size_t bytes)
-{
-	void *p = NULL;
-	cudaError_t e = cudaMallocHost(&p, bytes);
-	if (e != cudaSuccess) {
-		west_log(WEST_LOG_ERR, "cuda backend: %zu bytes of page-locked memory: %s", bytes,
-			 cudaGetErrorString(e));
-		return NULL;
-	}
-	return p;
-}
-
-static void pinned_free(void *p)
-{
-	cudaError_t e = cudaFreeHost(p);
-	if (e != cudaSuccess)
-		west_log(WEST_LOG_ERR, "cuda backend: cudaFreeHost: %s", cudaGetErrorString(e));
 }
 
 static const struct west_host_alloc pinned = { pinned_alloc, pinned_free, 1 };

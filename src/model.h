@@ -109,6 +109,9 @@ struct west_kernel_ops {
 	__typeof__(west_pot_coarse_cpu) *pot_coarse;
 	__typeof__(west_pot_matvec_cpu) *pot_matvec;
 	__typeof__(west_pot_dot_cpu) *pot_dot;
+	/* pot_dot into page-locked sums (host_alloc's), complete after sync
+	 * (NULL where pot_dot is done when it returns: the CPU) */
+	__typeof__(west_pot_dot_cpu) *pot_dot_queued;
 	__typeof__(west_pot_xpby_cpu) *pot_xpby;
 	__typeof__(west_pot_axpy_cpu) *pot_axpy;
 	__typeof__(west_pot_resid_cpu) *pot_resid;
@@ -183,6 +186,10 @@ struct west_kernel_ops {
 	 */
 	enum west_status (*post)(const int *dev, int n);
 	enum west_status (*wait)(const int *dev, int n);
+	/* Host memory the tables' copies reach without staging (page-locked
+	 * on CUDA; NULL: malloc's will do). */
+	void *(*host_alloc)(size_t bytes);
+	void (*host_free)(void *p);
 };
 extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */
 extern const struct west_kernel_ops west_kernels_cpu_ref;  /* its references alone */

@@ -482,6 +482,8 @@ static enum west_status build_tail(struct west_parts *ps, char *err, size_t errl
 				     err, errlen)))
 		return st;
 	q->wk.mg = &q->mg;
+	if (q->ops->graph_begin)   /* its V-cycle a graph, as one device's is */
+		q->wk.vgraph = &t->graph;
 	t->lp = q->mg.nlevels - 1;
 	for (int L = 0; L < q->mg.nlevels; L++)
 		q->b[L] = q->mg.lv[L].ny;
@@ -556,8 +558,12 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	/* on a backend of devices, each partition's always: the thread's
 	 * current device is whichever the last call left */
 	ps->bind = ops[0]->bind != NULL;
-	if (!(ps->stage = malloc(2 * g->nx * g->nz * sizeof *ps->stage)) ||
-	    !(ps->sums = malloc(g->ny * sizeof *ps->sums))) {
+	/* page-locked where the backend has it: the queued dot products'
+	 * (solvers.c) */
+	ps->pinned_sums = ops[0]->host_alloc != NULL;
+	ps->sums = ps->pinned_sums ? ops[0]->host_alloc(g->ny * sizeof *ps->sums) :
+				     malloc(g->ny * sizeof *ps->sums);
+	if (!(ps->stage = malloc(2 * g->nx * g->nz * sizeof *ps->stage)) || !ps->sums) {
 		west_parts_free(ps);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
 	}
@@ -589,14 +595,19 @@ void west_parts_free(struct west_parts *ps)
 {
 	if (ps->tail) {
 		bind(ps->tail, &ps->tail->part[0]);
+		if (ps->tail->graph)
+			ps->tail->part[0].ops->graph_free(ps->tail->graph);
 		free_part(&ps->tail->part[0]);
 		free(ps->tail);
 	}
+	if (ps->pinned_sums && ps->sums)
+		ps->part[0].ops->host_free(ps->sums);
+	else
+		free(ps->sums);
 	EACH(ps, q)
 		if (q->ops)
 			free_part(q);
 	free(ps->stage);
-	free(ps->sums);
 	free(ps->pending);
 	memset(ps, 0, sizeof *ps);
 }

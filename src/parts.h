@@ -84,6 +84,9 @@ struct west_parts {
 	int lp;                     /* the first level held whole by the tail
 				       (n > 1 with a hierarchy) */
 	struct west_parts *tail;    /* a set of one: levels lp on, or NULL */
+	void *graph;                /* a tail's V-cycle recorded (its part's
+				       wk.vgraph points here: solvers.c), or
+				       NULL */
 	struct west_part part[WEST_MAX_PARTS];
 	int ndev;                   /* the partitions' distinct devices, */
 	int devs[WEST_MAX_PARTS];   /* each once (0 or 1: one device) */
@@ -97,6 +100,7 @@ struct west_parts {
 				       those of this rank, the others are
 				       geometry only */
 	double *sums;               /* per-row sums, g->ny */
+	int pinned_sums;            /* sums from ops->host_alloc */
 	int overlap;                /* the solve's exchange is overlap (model.h):
 				       west_parts_overlaps */
 	int side;                   /* copies posted on the side streams

@@ -131,9 +131,20 @@ static enum west_status dot(struct west_parts *ps, enum vec a, enum vec b, doubl
 {
 	double sum = 0.0;
 	enum west_status st;
-	EACH(ps, p)
-		if ((st = p->ops->pot_dot(level(p, 0), vec(p, a), vec(p, b), ps->sums + p->a[0])))
-			return st;
+	if (ps->pinned_sums && ps->n > 1 && ps->part[0].ops->pot_dot_queued) {
+		/* every GPU's queued before any is waited for */
+		EACH(ps, p)
+			if ((st = p->ops->pot_dot_queued(level(p, 0), vec(p, a), vec(p, b),
+							 ps->sums + p->a[0])))
+				return st;
+		EACH(ps, p)
+			if ((st = p->ops->sync()))
+				return st;
+	} else
+		EACH(ps, p)
+			if ((st = p->ops->pot_dot(level(p, 0), vec(p, a), vec(p, b),
+						  ps->sums + p->a[0])))
+				return st;
 	if ((st = west_parts_share_rows(ps)))
 		return st;
 	for (size_t j = 0; j < ps->part[ps->n - 1].b[0]; j++)
@@ -283,6 +294,8 @@ static enum west_status smooth(struct west_parts *ps, int L, int first, int zero
 	return st;
 }
 
+static enum west_status precondition(struct west_parts *ps);
+
 /*
  * e of level L = one V-cycle on A e = b from e = 0.  Level lp is the
  * last one: with several partitions its rows are gathered into the tail,
@@ -298,7 +311,7 @@ static enum west_status vcycle(struct west_parts *ps, int L)
 		if (ps->n == 1)
 			return p->ops->pot_coarse(level(p, L), p->wk.mg->coarse_sweeps);
 		/* the tail is on the rank of partition 0 */
-		if ((st = west_parts_gather(ps)) || (ps->tail && (st = vcycle(ps->tail, 0))))
+		if ((st = west_parts_gather(ps)) || (ps->tail && (st = precondition(ps->tail))))
 			return st;
 		return west_parts_scatter(ps);
 	}
@@ -319,7 +332,8 @@ static enum west_status vcycle(struct west_parts *ps, int L)
  * z = one V-cycle from level 0.  With one partition on a backend that
  * records (CUDA graphs), the first call records the cycle's kernels into
  * *wk->vgraph and every call queues that graph: the same kernels with the
- * same arguments, in one launch instead of one per kernel.
+ * same arguments, in one launch instead of one per kernel.  A set of
+ * slabs' tail (a set of one) records its part of the cycle so.
  */
 static enum west_status precondition(struct west_parts *ps)
 {

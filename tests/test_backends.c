@@ -100,7 +100,8 @@
  *    one fixed order and agree exactly; the CPU's OpenMP loops split the
  *    two sums among their threads differently: on 16 threads the sums
  *    differed in the last bits.)
- *  - pot_dot: each row's sum within 1e-12 of that row's sum |x_i y_i|,
+ *  - pot_dot: each row's sum within 1e-12 of that row's sum |x_i y_i|
+ *    (and pot_dot_queued, where there is one, pot_dot's bits),
  *    and the rows' totals within 1e-12 of the whole sum |x y|.  A row is
  *    summed in double in another order: each product of two floats is
  *    exact in double and each addition is off by at most 2^-53 of a partial
@@ -1282,6 +1283,18 @@ static void expect_dot(const char *what, const struct west_plevel *l, const floa
 		      "got %.17g (sum |xy| %g)", context, what, l->jlo, l->ny - l->jhi, tc, tg,
 		      tmag);
 	cr_expect_gt(tmag, 0.0);
+	if (be.k->pot_dot_queued) {   /* into page-locked sums, after a sync: the same */
+		double *q = be.k->host_alloc((rows + 1) * sizeof *q);
+		cr_assert_not_null(q);
+		q[rows] = -1.25;
+		launched("pot_dot_queued", be.k->pot_dot_queued(l, dx, dy, q));
+		launched("sync", be.k->sync());
+		cr_expect_eq(memcmp(q, got, rows * sizeof *q), 0, "%s: %s: pot_dot_queued's sums "
+			     "differ from pot_dot's", context, what);
+		cr_expect_eq(q[rows], -1.25, "%s: %s: pot_dot_queued wrote past the view's rows",
+			     context, what);
+		be.k->host_free(q);
+	}
 }
 
 /*
