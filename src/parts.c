@@ -25,7 +25,7 @@ static int mine(const struct west_parts *ps, const struct west_part *q)
 	return q->rank == ps->me;
 }
 
-/* Partitions on several devices (ps->bind): q's device bound for the
+/* On a backend of devices (ps->bind): q's device bound for the
  * calls that follow; join: what is queued after it on any of the set's
  * devices runs after what was queued before on all (around the copies
  * between partitions, which go on the sending device's stream). */
