@@ -579,6 +579,7 @@ Test(cuda_backend, join_orders_copies_across_gpus)
  * kernels' stream: the side copy must start after the chain and the read
  * after the copy.  On one GPU, and on two when there are.
  */
+#ifdef WEST_HAVE_CUDA
 static void post_wait_case(const int *dev, int n)
 {
 	const struct west_kernel_ops *k = &west_kernels_cuda;
@@ -624,6 +625,7 @@ static void post_wait_case(const int *dev, int n)
 	cr_assert_eq(k->bind(0), WEST_OK);
 	free(host);
 }
+#endif
 
 Test(cuda_backend, post_and_wait_order_side_copies)
 {
