@@ -128,7 +128,8 @@ static const struct conf_row rows[] = {
 		"listed N times cuts the grid into N slabs on those devices" },
 	[WEST_CONF_WEIGHTS] = {
 		"weights", CONF_WEIGHTS, FIELD(weights), 0, 0, 0, NULL, "auto", 0,
-		"the partitions' shares of the rows: auto (even; MPI ranks: by measured speed) "
+		"the partitions' shares of the rows: auto (even on one device; several GPUs or "
+		"MPI ranks: by measured speed) "
 		"or a number > 0 per partition" },
 	[WEST_CONF_EXCHANGE] = {
 		"exchange", CONF_ENUM, FIELD(exchange), 0, 0, 0, exchange_words, "overlap", 1,

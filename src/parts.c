@@ -261,39 +261,75 @@ static enum west_status cut(struct west_parts *ps, const struct west_mg *plan, i
 }
 
 /*
- * This process's speed in cell-sweeps per second: colour passes of its
- * table's smoother over a coarse level of 128 x 64 x 32 cells in host
- * memory (the MPI ranks' CPUs), timed after one pass that touches it.
+ * The speed of ops on device dev (bound: ops->bind) in cell-sweeps per
+ * second: colour passes of its smoother over a level of 128 x 64 x 32
+ * cells (512 x 256 x 32 on a device whose kernels are queued, ops->sync,
+ * where a smaller level times the launches), in its memory, timed after
+ * one pass that touches it; 1 when it cannot be measured.
  */
-static double speed(const struct west_kernel_ops *ops)
+static double speed(const struct west_kernel_ops *ops, int dev)
 {
-	struct west_plevel l = { .nx = 128, .ny = 64, .nz = 32, .hx = 64 };
-	size_t n = 2 * (l.ncol = l.hx * l.ny * l.nz), passes = 16;
-	float *g = malloc(6 * n * sizeof *g), *e = calloc(n, sizeof *e), *b = malloc(n * sizeof *b);
+	int queued = ops->sync != NULL;
+	struct west_plevel l = { .nx = queued ? 512 : 128, .ny = queued ? 256 : 64, .nz = 32 };
+	size_t n, passes = 16;
+	float *g, *e = NULL, *b = NULL;
+	void *dg = NULL, *de = NULL, *db = NULL;
 	double t0, rate = 1.0;
 	struct timespec a, z;
+	char err[WEST_ERRLEN];
 
-	if (g && e && b) {
+	l.hx = l.nx / 2;
+	n = 2 * (l.ncol = l.hx * l.ny * l.nz);
+	if (ops->bind)
+		ops->bind(dev);
+	if ((g = malloc(6 * n * sizeof *g)) && (e = calloc(n, sizeof *e)) &&
+	    (b = malloc(n * sizeof *b))) {
 		for (size_t i = 0; i < 6 * n; i++)
 			g[i] = 1.0f;
 		for (size_t i = 0; i < n; i++)
 			b[i] = (float)(i % 7) - 3.0f;
-		l.g = g, l.e = e, l.b = b;
-		ops->pot_smooth(&l, 1.0f, 0);
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		for (size_t k = 0; k < passes; k++)
-			ops->pot_smooth(&l, 1.0f, (int)(k & 1));
-		clock_gettime(CLOCK_MONOTONIC, &z);
-		t0 = (double)(z.tv_sec - a.tv_sec) + 1e-9 * (double)(z.tv_nsec - a.tv_nsec);
-		rate = t0 > 0 ? (double)(l.nx * l.ny * l.nz) * (double)passes / 2.0 / t0 : 1.0;
 	}
+	if (b && !ops->alloc(&dg, 6 * n * sizeof *g, err, sizeof err) &&
+	    !ops->alloc(&de, n * sizeof *e, err, sizeof err) &&
+	    !ops->alloc(&db, n * sizeof *b, err, sizeof err) &&
+	    !ops->upload(dg, g, 6 * n * sizeof *g, err, sizeof err) &&
+	    !ops->upload(de, e, n * sizeof *e, err, sizeof err) &&
+	    !ops->upload(db, b, n * sizeof *b, err, sizeof err)) {
+		l.g = dg, l.e = de, l.b = db;
+		ops->pot_smooth(&l, 1.0f, 0);
+		if (!queued || !ops->sync()) {
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			for (size_t k = 0; k < passes; k++)
+				ops->pot_smooth(&l, 1.0f, (int)(k & 1));
+			if (!queued || !ops->sync()) {
+				clock_gettime(CLOCK_MONOTONIC, &z);
+				t0 = (double)(z.tv_sec - a.tv_sec) +
+				     1e-9 * (double)(z.tv_nsec - a.tv_nsec);
+				if (t0 > 0)
+					rate = (double)(l.nx * l.ny * l.nz) * (double)passes / 2.0 / t0;
+			}
+		}
+	}
+	ops->free(dg, err, sizeof err), ops->free(de, err, sizeof err);
+	ops->free(db, err, sizeof err);
 	free(g), free(e), free(b);
 	return rate;
 }
 
-/* The partitions' weights into w: po's, or, over MPI ranks without them,
- * each rank's measured speed (every rank gets all, so all cut alike);
- * else equal. */
+/* "a, b, c" of n numbers v[i] * scale, %.0f, into line. */
+static void number_list(char *line, size_t size, const double *v, int n, double scale)
+{
+	size_t used = 0;
+	line[0] = 0;
+	for (int p = 0; p < n && used < size; p++)
+		used += (size_t)snprintf(line + used, size - used, "%s%.0f", p ? ", " : "",
+					 scale * v[p]);
+}
+
+/* The partitions' weights into w: po's, or without them, over MPI ranks
+ * each rank's measured speed (every rank gets all, so all cut alike), on
+ * several devices of one process each device's measured speed shared by
+ * the partitions it holds, on one device equal. */
 static enum west_status weights(const struct west_parts *ps,
 				const struct west_kernel_ops *const *ops,
 				const struct west_parts_opts *po, double w[WEST_MAX_PARTS],
@@ -307,22 +343,40 @@ static enum west_status weights(const struct west_parts *ps,
 		memcpy(w, po->weights, (size_t)ps->n * sizeof *w);
 		return WEST_OK;
 	}
+	char line[WEST_ERRLEN];
 	for (int p = 0; p < ps->n; p++)
 		w[p] = 1.0;
-#ifdef WEST_HAVE_MPI
-	if (west_ranks_count() > 1) {
-		w[ps->me] = speed(ops[ps->me]);
-		MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w, 1, MPI_DOUBLE, MPI_COMM_WORLD);
-		char line[WEST_ERRLEN];
-		size_t used = 0;
-		for (int p = 0; p < ps->n && used < sizeof line; p++)
-			used += (size_t)snprintf(line + used, sizeof line - used, "%s%.0f", p ? ", " : "",
-						 1e-6 * w[p]);
-		west_log(WEST_LOG_INFO, "partitions: the ranks' speeds (M cell-sweeps/s): %s; "
-			 "rows dealt out in proportion", line);
+	if (west_ranks_count() < 2) {
+		/* several devices of one process: each device's speed, shared by
+		 * its partitions (they run one after another on it) */
+		double dev_speed[WEST_MAX_PARTS];
+		int shared[WEST_MAX_PARTS], several = 0;
+		for (int p = 0; p < ps->n; p++) {
+			shared[p] = 0;
+			for (int q = 0; q < ps->n; q++)
+				shared[p] += po->dev[q] == po->dev[p];
+			several |= po->dev[p] != po->dev[0];
+		}
+		if (!several)
+			return WEST_OK;   /* one device: even shares */
+		for (int p = 0; p < ps->n; p++) {
+			int first = 0;
+			while (po->dev[first] != po->dev[p])
+				first++;
+			dev_speed[p] = first < p ? dev_speed[first] : speed(ops[p], po->dev[p]);
+			w[p] = dev_speed[p] / shared[p];
+		}
+		number_list(line, sizeof line, dev_speed, ps->n, 1e-9);
+		west_log(WEST_LOG_INFO, "partitions: the devices' speeds (G cell-sweeps/s, by "
+			 "partition): %s; rows dealt out in proportion", line);
+		return WEST_OK;
 	}
-#else
-	(void)speed, (void)ops;
+#ifdef WEST_HAVE_MPI
+	w[ps->me] = speed(ops[ps->me], 0);
+	MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+	number_list(line, sizeof line, w, ps->n, 1e-6);
+	west_log(WEST_LOG_INFO, "partitions: the ranks' speeds (M cell-sweeps/s): %s; "
+		 "rows dealt out in proportion", line);
 #endif
 	return WEST_OK;
 }
@@ -535,7 +589,7 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 		for (int p = 0; p < n; p++)
 			w[p] = 1.0;
 		if (!(st = cut(ps, &plan, n, w, po, err, errlen)))
-			west_log(WEST_LOG_INFO, "partitions: by the ranks' speeds a slab would be "
+			west_log(WEST_LOG_INFO, "partitions: by the measured speeds a slab would be "
 				 "too small; the rows are dealt out evenly");
 	}
 	if (st)

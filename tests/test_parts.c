@@ -547,6 +547,49 @@ ParameterizedTest(struct gpus_case *c, parts, slabs_on_two_gpus_are_the_gpu_fiel
 #endif
 }
 
+/*
+ * weights = auto on several GPUs: each GPU's measured speed, shared by
+ * the slabs it holds.  cuda:0,cuda:0,cuda:1 on two GPUs of one model: the
+ * slab of GPU 1 gets about twice the rows of each of GPU 0's (1.5 to 2.5
+ * times: the speeds are measured, and rows are dealt out in multiples of
+ * the hierarchy's coarsening), and the field is still GPU 0's alone.
+ */
+Test(parts, auto_weights_follow_the_devices)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	static const int both[2] = { 0, 1 }, dev[3] = { 0, 0, 1 };
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o;
+	struct west_field one, f;
+	char why[WEST_ERRLEN];
+	double r0, r1, r2;
+
+	if (west_kernels_cuda.peers(both, 2, why, sizeof why))
+		cr_skip_test("needs two GPUs: %s", why);
+	setup(&g, &obs, 128, 192);
+	fix_opts(&o, 60, 1e-4, 1.7, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	solve_backend(&west_backend_cuda, &g, &obs, &o, &one);
+	o.partitions = 3;
+	memcpy(o.device, dev, sizeof dev);
+	solve_backend(&west_backend_cuda, &g, &obs, &o, &f);
+	same_field(&g, &one, &f, "cuda:0,cuda:0,cuda:1, auto weights");
+	r0 = (double)(f.report.slab[0].j1 - f.report.slab[0].j0);
+	r1 = (double)(f.report.slab[1].j1 - f.report.slab[1].j0);
+	r2 = (double)(f.report.slab[2].j1 - f.report.slab[2].j0);
+	cr_log_info("rows: %.0f, %.0f on GPU 0, %.0f on GPU 1", r0, r1, r2);
+	cr_expect(r2 >= 1.5 * r0 && r2 <= 2.5 * r0 && r2 >= 1.5 * r1 && r2 <= 2.5 * r1,
+		  "rows %.0f, %.0f on GPU 0 and %.0f on GPU 1: GPU 1's slab should have about "
+		  "twice each of GPU 0's", r0, r1, r2);
+	west_field_free(&one);
+	west_field_free(&f);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+#endif
+}
+
 /* A list naming a GPU this machine does not have is refused at start. */
 Test(parts, devices_names_a_missing_gpu)
 {
