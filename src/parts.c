@@ -264,8 +264,9 @@ static enum west_status cut(struct west_parts *ps, const struct west_mg *plan, i
  * The speed of ops on device dev (bound: ops->bind) in cell-sweeps per
  * second: colour passes of its smoother over a level of 128 x 64 x 32
  * cells (512 x 256 x 32 on a device whose kernels are queued, ops->sync,
- * where a smaller level times the launches), in its memory, timed after
- * one pass that touches it; 1 when it cannot be measured.
+ * where a smaller level times the launches), in its memory, the best of
+ * three timings after one pass that touches it; 1 when it cannot be
+ * measured.
  */
 static double speed(const struct west_kernel_ops *ops, int dev)
 {
@@ -297,17 +298,16 @@ static double speed(const struct west_kernel_ops *ops, int dev)
 	    !ops->upload(db, b, n * sizeof *b, err, sizeof err)) {
 		l.g = dg, l.e = de, l.b = db;
 		ops->pot_smooth(&l, 1.0f, 0);
-		if (!queued || !ops->sync()) {
+		for (int round = 0; round < 3 && (!queued || !ops->sync()); round++) {
 			clock_gettime(CLOCK_MONOTONIC, &a);
 			for (size_t k = 0; k < passes; k++)
 				ops->pot_smooth(&l, 1.0f, (int)(k & 1));
-			if (!queued || !ops->sync()) {
-				clock_gettime(CLOCK_MONOTONIC, &z);
-				t0 = (double)(z.tv_sec - a.tv_sec) +
-				     1e-9 * (double)(z.tv_nsec - a.tv_nsec);
-				if (t0 > 0)
-					rate = (double)(l.nx * l.ny * l.nz) * (double)passes / 2.0 / t0;
-			}
+			if (queued && ops->sync())
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &z);
+			t0 = (double)(z.tv_sec - a.tv_sec) + 1e-9 * (double)(z.tv_nsec - a.tv_nsec);
+			if (t0 > 0 && (double)(l.nx * l.ny * l.nz) * (double)passes / 2.0 / t0 > rate)
+				rate = (double)(l.nx * l.ny * l.nz) * (double)passes / 2.0 / t0;
 		}
 	}
 	ops->free(dg, err, sizeof err), ops->free(de, err, sizeof err);
@@ -359,13 +359,18 @@ static enum west_status weights(const struct west_parts *ps,
 		}
 		if (!several)
 			return WEST_OK;   /* one device: even shares */
+		double fastest = 0.0;
 		for (int p = 0; p < ps->n; p++) {
 			int first = 0;
 			while (po->dev[first] != po->dev[p])
 				first++;
 			dev_speed[p] = first < p ? dev_speed[first] : speed(ops[p], po->dev[p]);
-			w[p] = dev_speed[p] / shared[p];
+			fastest = dev_speed[p] > fastest ? dev_speed[p] : fastest;
 		}
+		/* in tenths of the fastest: GPUs of one model, whose timings
+		 * differ by a few per cent, get even shares */
+		for (int p = 0; p < ps->n; p++)
+			w[p] = fmax(0.1, round(10.0 * dev_speed[p] / fastest) / 10.0) / shared[p];
 		number_list(line, sizeof line, dev_speed, ps->n, 1e-9);
 		west_log(WEST_LOG_INFO, "partitions: the devices' speeds (G cell-sweeps/s, by "
 			 "partition): %s; rows dealt out in proportion", line);
