@@ -74,7 +74,8 @@ struct cuda_state {
 	size_t bytes;                 /* their bytes */
 	int whole;                    /* d is made and filled (else only grid
 					 is set: a state planned for slabs) */
-	int slabs;                    /* planned for slabs (cuda_plan) */
+	int slabs;                    /* planned for slabs (cuda_plan): */
+	int slab_dev[16];             /* on these devices */
 	double land_seconds, transparency_seconds;
 	struct west_mg mg;            /* the potential solvers' hierarchy on the
 				         device (mg.base), or nlevels 0 */
@@ -676,7 +677,8 @@ static enum west_status make_whole(struct cuda_state *s, char *err, size_t errle
 static void cuda_plan(void *state, const struct west_solve_opts *o)
 {
 	struct cuda_state *s = state;
-	s->slabs = o->partitions > 1;
+	s->slabs = o->partitions > 1 ? o->partitions : 0;
+	memcpy(s->slab_dev, o->device, sizeof s->slab_dev);
 }
 
 static enum west_status cuda_upload_terrain(void *state, const struct west_grid *g,
@@ -985,11 +987,14 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 static void cuda_describe(void *state, char *buf, size_t len)
 {
 	struct cuda_state *s = state;
-	snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s%s%s",
-		 s->device, s->name, s->cc_major, s->cc_minor, s->sms,
-		 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs",
-		 s->uv_early ? "" : ", the field after the run",
-		 s->index64 ? ", 64-bit indices" : "");
+	int n = snprintf(buf, len, "CUDA device %d: %s (sm_%d%d, %d SMs, %.1f GiB)%s%s%s",
+			 s->device, s->name, s->cc_major, s->cc_minor, s->sms,
+			 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs",
+			 s->uv_early ? "" : ", the field after the run",
+			 s->index64 ? ", 64-bit indices" : "");
+	for (int p = 0; p < s->slabs && n > 0 && (size_t)n < len; p++)   /* planned */
+		n += snprintf(buf + n, len - (size_t)n, "%scuda:%d", p ? "," : "; slabs on ",
+			      s->slab_dev[p]);
 }
 
 static size_t cuda_device_bytes(void *state)

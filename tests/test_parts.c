@@ -450,6 +450,10 @@ Test(parts, planned_slabs_hold_only_their_slabs)
 	b_one = be->device_bytes(s_one);
 	s_lean = cuda_state_for(&g, &two);
 	b_planned = be->device_bytes(s_lean);
+	char desc[512];
+	be->describe(s_lean, desc, sizeof desc);
+	cr_expect(strstr(desc, "; slabs on cuda:0,cuda:0"), "the state says where its slabs "
+		  "are: %s", desc);
 	solve_on(s_lean, &g, &obs, &two, &lean);
 	b_lean = be->device_bytes(s_lean);
 	s_fat = cuda_state_for(&g, NULL);
