@@ -427,11 +427,8 @@ static enum west_status open_backend(struct westd *d, char *err, size_t errlen)
 					 sizeof d->backend_note, err, errlen);
 	if (!st)
 		st = d->be->init(&d->state, err, errlen);
-	if (!st && d->be->plan) {   /* config devices: slabs, or one device */
-		struct west_solve_opts o;
-		west_solve_opts_from_config(&o, &d->conf);
-		d->be->plan(d->state, &o);
-	}
+	if (!st)   /* config devices: slabs, or one device */
+		st = west_backend_plan(d->be, d->state, &d->conf, err, errlen);
 	if (!st)
 		st = d->be->upload_terrain(d->state, &d->grid->g, err, errlen);
 	if (st)

@@ -307,11 +307,8 @@ int west_cli_setup_backend(const struct west_config *c, const struct west_grid *
 					 sizeof err);
 	if (!st)
 		st = s->be->init(&s->state, err, sizeof err);
-	if (!st && s->be->plan) {   /* config devices: slabs, or one device */
-		struct west_solve_opts o;
-		west_solve_opts_from_config(&o, c);
-		s->be->plan(s->state, &o);
-	}
+	if (!st)   /* config devices: slabs, or one device */
+		st = west_backend_plan(s->be, s->state, c, err, sizeof err);
 	if (!st)
 		st = s->be->upload_terrain(s->state, g, err, sizeof err);
 	if (!st) {

@@ -87,13 +87,20 @@ enum west_status west_backend_choice_of(const struct west_config *c,
 				 "backend = %s and devices = %s disagree (set backend = auto, "
 				 "or leave devices = auto)", names[*out], c->devices);
 	*out = want;
-#ifdef WEST_HAVE_CUDA
-	/* GPUs that exist, reaching each other (where CUDA works at all:
-	 * else west_backend_select says why) */
-	if (d.cuda > 1 && west_backend_probe("cuda", why, sizeof why) == WEST_OK &&
-	    west_kernels_cuda.peers(d.dev, d.n, why, sizeof why))
+	return WEST_OK;
+}
+
+enum west_status west_backend_plan(const struct west_backend *be, void *state,
+				   const struct west_config *c, char *err, size_t errlen)
+{
+	struct west_solve_opts o;
+	char why[WEST_ERRLEN];
+
+	if (!be->plan)
+		return WEST_OK;
+	west_solve_opts_from_config(&o, c);
+	if (be->plan(state, &o, why, sizeof why))
 		return west_fail(err, errlen, WEST_ERR_INVALID, "devices = %s: %s", c->devices,
 				 why);
-#endif
 	return WEST_OK;
 }

@@ -36,10 +36,13 @@ struct west_backend {
 	 * o->device: config devices), from the next upload_terrain on, so
 	 * that the backend may leave out what only a one-device solve uses
 	 * (CUDA: the whole grid's arrays on its device, then made by the
-	 * first one-device solve if one comes).  Optional (a state solves
-	 * either way; NULL where there is nothing to leave out: the CPU).
+	 * first one-device solve if one comes), after checking that the
+	 * devices exist (else the error names them).  Optional (a state
+	 * solves either way; NULL where there is nothing to leave out: the
+	 * CPU).  westd and west run call it through west_backend_plan.
 	 */
-	void (*plan)(void *state, const struct west_solve_opts *o);
+	enum west_status (*plan)(void *state, const struct west_solve_opts *o, char *err,
+				 size_t errlen);
 	/* Make g's terrain, land mask and transparencies resident. */
 	enum west_status (*upload_terrain)(void *state, const struct west_grid *g,
 					   char *err, size_t errlen);
@@ -82,13 +85,18 @@ enum west_status west_backend_probe(const char *name, char *err, size_t errlen);
  * and the reason when it is not built or not usable here.
  */
 /* The backend config c asks for: its devices list's when that is not auto
- * (cpu partitions: the CPU backend; cuda:N: CUDA, each GPU it names
- * checked when CUDA works here), else its backend key; the two must agree
- * when both are set.  Under mpirun (ranks.h) devices
+ * (cpu partitions: the CPU backend; cuda:N: CUDA), else its backend key;
+ * the two must agree when both are set.  Under mpirun (ranks.h) devices
  * is not used, and auto is the CPU. */
 enum west_status west_backend_choice_of(const struct west_config *c,
 					enum west_backend_choice *out, char *err,
 					size_t errlen);
+
+/* be's plan (when it has one) for the solves config c asks for, before
+ * the terrain goes up: fails, naming the devices list, when a device it
+ * lists does not exist. */
+enum west_status west_backend_plan(const struct west_backend *be, void *state,
+				   const struct west_config *c, char *err, size_t errlen);
 
 enum west_status west_backend_select(enum west_backend_choice choice,
 				     const struct west_backend **out,

@@ -674,11 +674,13 @@ static enum west_status make_whole(struct cuda_state *s, char *err, size_t errle
 	return WEST_OK;
 }
 
-static void cuda_plan(void *state, const struct west_solve_opts *o)
+static enum west_status cuda_plan(void *state, const struct west_solve_opts *o, char *err,
+				  size_t errlen)
 {
 	struct cuda_state *s = state;
 	s->slabs = o->partitions > 1 ? o->partitions : 0;
 	memcpy(s->slab_dev, o->device, sizeof s->slab_dev);
+	return s->slabs ? cuda_peers(o->device, o->partitions, err, errlen) : WEST_OK;
 }
 
 static enum west_status cuda_upload_terrain(void *state, const struct west_grid *g,

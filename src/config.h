@@ -169,7 +169,7 @@ enum west_status west_config_load(struct west_config *c, const char *path,
  * into that many slabs (parts.h), partition p on device dev[p] (a device
  * may be listed more than once).  A list of one entry is cpu or cuda:0
  * (another GPU alone: CUDA_VISIBLE_DEVICES).  Whether device N exists is
- * checked at start (west_backend_choice_of).  Fails with a message
+ * checked at start (west_backend_plan).  Fails with a message
  * naming the entry.
  */
 struct west_devices {

@@ -347,33 +347,33 @@ static enum west_status weights(const struct west_parts *ps,
 	for (int p = 0; p < ps->n; p++)
 		w[p] = 1.0;
 	if (west_ranks_count() < 2) {
-		/* several devices of one process: each device's speed, shared by
-		 * its partitions (they run one after another on it) */
-		double dev_speed[WEST_MAX_PARTS];
-		int shared[WEST_MAX_PARTS], several = 0;
-		for (int p = 0; p < ps->n; p++) {
-			shared[p] = 0;
-			for (int q = 0; q < ps->n; q++)
-				shared[p] += po->dev[q] == po->dev[p];
-			several |= po->dev[p] != po->dev[0];
-		}
-		if (!several)
-			return WEST_OK;   /* one device: even shares */
-		double fastest = 0.0;
-		for (int p = 0; p < ps->n; p++) {
-			int first = 0;
-			while (po->dev[first] != po->dev[p])
-				first++;
-			dev_speed[p] = first < p ? dev_speed[first] : speed(ops[p], po->dev[p]);
-			fastest = dev_speed[p] > fastest ? dev_speed[p] : fastest;
+		/* several devices of one process (ps->devs): each device's
+		 * speed, shared by its partitions (they run one after another on
+		 * it); one device: even shares */
+		double dev_speed[WEST_MAX_PARTS], fastest = 0.0;
+		int held[WEST_MAX_PARTS] = { 0 };
+		if (ps->ndev < 2)
+			return WEST_OK;
+		for (int d = 0; d < ps->ndev; d++) {
+			int p = 0;
+			while (ps->part[p].dev != ps->devs[d])
+				p++;
+			dev_speed[d] = speed(ops[p], ps->devs[d]);
+			fastest = fmax(fastest, dev_speed[d]);
+			for (p = 0; p < ps->n; p++)
+				held[d] += ps->part[p].dev == ps->devs[d];
 		}
 		/* in tenths of the fastest: GPUs of one model, whose timings
 		 * differ by a few per cent, get even shares */
-		for (int p = 0; p < ps->n; p++)
-			w[p] = fmax(0.1, round(10.0 * dev_speed[p] / fastest) / 10.0) / shared[p];
-		number_list(line, sizeof line, dev_speed, ps->n, 1e-9);
-		west_log(WEST_LOG_INFO, "partitions: the devices' speeds (G cell-sweeps/s, by "
-			 "partition): %s; rows dealt out in proportion", line);
+		for (int p = 0; p < ps->n; p++) {
+			int d = 0;
+			while (ps->devs[d] != ps->part[p].dev)
+				d++;
+			w[p] = fmax(0.1, round(10.0 * dev_speed[d] / fastest) / 10.0) / held[d];
+		}
+		number_list(line, sizeof line, dev_speed, ps->ndev, 1e-9);
+		west_log(WEST_LOG_INFO, "partitions: the devices' speeds (G cell-sweeps/s, in "
+			 "the order they are first listed): %s; rows dealt out in proportion", line);
 		return WEST_OK;
 	}
 #ifdef WEST_HAVE_MPI
@@ -586,6 +586,14 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 					 ops[0]->backend);
 	if (!po)
 		po = &dflt;
+	for (int p = 0; p < n; p++) {   /* the partitions' devices, each once */
+		int d = 0;
+		ps->part[p].dev = po->dev[p];
+		while (d < ps->ndev && ps->devs[d] != po->dev[p])
+			d++;
+		if (d == ps->ndev)
+			ps->devs[ps->ndev++] = po->dev[p];
+	}
 	if ((st = weights(ps, ops, po, w, err, errlen)) ||
 	    (st = west_mg_plan(&plan, g, eta, err, errlen)))
 		return st;
@@ -600,13 +608,7 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	if (st)
 		return st;
 	for (int p = 0; p < n; p++) {
-		int d = 0;
 		ps->part[p].ops = ops[p];
-		ps->part[p].dev = po->dev[p];
-		while (d < ps->ndev && ps->devs[d] != po->dev[p])
-			d++;
-		if (d == ps->ndev)
-			ps->devs[ps->ndev++] = po->dev[p];
 		rows(ps, &plan, p);
 	}
 	if (ps->ndev > 1 && !ops[0]->peers)
@@ -619,9 +621,8 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	ps->bind = ops[0]->bind != NULL;
 	/* page-locked where the backend has it: the queued dot products'
 	 * (solvers.c) */
-	ps->pinned_sums = ops[0]->host_alloc != NULL;
-	ps->sums = ps->pinned_sums ? ops[0]->host_alloc(g->ny * sizeof *ps->sums) :
-				     malloc(g->ny * sizeof *ps->sums);
+	ps->sums = ops[0]->host_alloc ? ops[0]->host_alloc(g->ny * sizeof *ps->sums) :
+					malloc(g->ny * sizeof *ps->sums);
 	if (!(ps->stage = malloc(2 * g->nx * g->nz * sizeof *ps->stage)) || !ps->sums) {
 		west_parts_free(ps);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
@@ -659,7 +660,7 @@ void west_parts_free(struct west_parts *ps)
 		free_part(&ps->tail->part[0]);
 		free(ps->tail);
 	}
-	if (ps->pinned_sums && ps->sums)
+	if (ps->sums && ps->part[0].ops->host_free)   /* a built set's: host_alloc's */
 		ps->part[0].ops->host_free(ps->sums);
 	else
 		free(ps->sums);

@@ -99,8 +99,8 @@ struct west_parts {
 	int me;                     /* this process's rank: its partitions are
 				       those of this rank, the others are
 				       geometry only */
-	double *sums;               /* per-row sums, g->ny */
-	int pinned_sums;            /* sums from ops->host_alloc */
+	double *sums;               /* per-row sums, g->ny: a built set's from
+				       ops->host_alloc where it has one */
 	int overlap;                /* the solve's exchange is overlap (model.h):
 				       west_parts_overlaps */
 	int side;                   /* copies posted on the side streams

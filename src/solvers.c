@@ -131,8 +131,9 @@ static enum west_status dot(struct west_parts *ps, enum vec a, enum vec b, doubl
 {
 	double sum = 0.0;
 	enum west_status st;
-	if (ps->pinned_sums && ps->n > 1 && ps->part[0].ops->pot_dot_queued) {
-		/* every GPU's queued before any is waited for */
+	if (ps->n > 1 && ps->part[0].ops->pot_dot_queued) {
+		/* every GPU's queued before any is waited for, into the built
+		 * set's page-locked sums (parts.c) */
 		EACH(ps, p)
 			if ((st = p->ops->pot_dot_queued(level(p, 0), vec(p, a), vec(p, b),
 							 ps->sums + p->a[0])))

@@ -411,7 +411,8 @@ static void *cuda_state_for(const struct west_grid *g, const struct west_solve_o
 	char err[WEST_ERRLEN];
 	cr_assert_eq(west_backend_cuda.init(&state, err, sizeof err), WEST_OK, "%s", err);
 	if (plan)
-		west_backend_cuda.plan(state, plan);
+		cr_assert_eq(west_backend_cuda.plan(state, plan, err, sizeof err), WEST_OK, "%s",
+			     err);
 	cr_assert_eq(west_backend_cuda.upload_terrain(state, g, err, sizeof err), WEST_OK, "%s",
 		     err);
 	return state;
@@ -594,21 +595,27 @@ Test(parts, auto_weights_follow_the_devices)
 #endif
 }
 
-/* A list naming a GPU this machine does not have is refused at start. */
+/* A list naming a GPU this machine does not have is refused at start, by
+ * the backend's plan (west_backend_plan, as westd and west run call it). */
 Test(parts, devices_names_a_missing_gpu)
 {
 	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
 	struct west_config *c = malloc(sizeof *c);
-	enum west_backend_choice choice;
+	void *state = NULL;
 	char err[WEST_ERRLEN];
 
 	cr_assert_not_null(c);
 	west_config_defaults(c);
 	cr_assert_eq(west_config_set(c, "devices=cuda:0,cuda:99", "--set", err, sizeof err),
 		     WEST_OK, "%s", err);
-	cr_expect_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_ERR_INVALID);
-	cr_expect(strstr(err, "cuda:99: no such device"), "%s", err);
+	cr_assert_eq(west_backend_cuda.init(&state, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect_eq(west_backend_plan(&west_backend_cuda, state, c, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "devices = cuda:0,cuda:99: cuda:99: no such device"), "%s", err);
+	west_backend_cuda.free(state);
 	free(c);
+#endif
 }
 
 /* devices = cuda:0 listed n times, through the CUDA backend, on a grid the

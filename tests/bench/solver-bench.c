@@ -278,8 +278,8 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 			used[k] = device_used(be, d.dev[k]);
 		if (be->init(&ps, err, sizeof err))
 			die("init", err);
-		if (be->plan)
-			be->plan(ps, &o);
+		if (be->plan && be->plan(ps, &o, err, sizeof err))
+			die("plan", err);
 		if (be->upload_terrain(ps, g, err, sizeof err))
 			die("upload", err);
 		run(be, ps, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
