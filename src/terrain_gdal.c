@@ -198,13 +198,14 @@ static enum west_status check_geotransform(struct gd_raster *r, char *err, size_
 }
 
 /*
- * A geographic CRS identified by the EPSG code of a CRS that is not
- * geographic (a GeoTIFF whose GeographicTypeGeoKey is 4978, WGS 84
- * geocentric, say) is refused before any transformation: PROJ before 9.3.1
- * dereferences a null pointer creating an operation from it (PROJ pull
- * request 3945; Debian 12 has 9.1.1, whose gdalinfo crashes on such a file
- * too).  Found by tests/fuzz/fuzz_dem_gdal (corpus
- * dem_gdal/geographic_id_geocentric.tif).
+ * A geographic CRS, or the base geographic CRS of a projected one,
+ * identified by the EPSG code of a CRS that is not geographic (a GeoTIFF
+ * whose GeographicTypeGeoKey is 4978, WGS 84 geocentric, say) is refused
+ * before any transformation: PROJ before 9.3.1 dereferences a null pointer
+ * creating an operation from it (PROJ pull request 3945; Debian 12 has
+ * 9.1.1, whose gdalinfo crashes on such a file too).  Found by
+ * tests/fuzz/fuzz_dem_gdal (corpus dem_gdal/geographic_id_geocentric.tif,
+ * and for the base of a UTM CRS dem_gdal/utm_base_id_geocentric.tif).
  */
 static enum west_status geographic_id(const struct gd_raster *r, char *err, size_t errlen)
 {
@@ -215,7 +216,11 @@ static enum west_status geographic_id(const struct gd_raster *r, char *err, size
 	long n;
 	int geographic;
 
-	if (!OSRIsGeographic(r->srs) || !auth || strcasecmp(auth, "EPSG") != 0 || !code)
+	int projected = OSRIsProjected(r->srs);
+	const char *base = projected ? OSRGetAttrValue(r->srs, "GEOGCS", 0) : NULL;
+
+	if (!(OSRIsGeographic(r->srs) || projected) || !auth || strcasecmp(auth, "EPSG") != 0 ||
+	    !code)
 		return WEST_OK;
 	errno = 0;
 	n = strtol(code, &end, 10);
@@ -228,8 +233,8 @@ static enum west_status geographic_id(const struct gd_raster *r, char *err, size
 	geographic = OSRImportFromEPSG(id, (int)n) == OGRERR_NONE && OSRIsGeographic(id);
 	if (!geographic) {
 		enum west_status s = west_fail(err, errlen, WEST_ERR_INVALID,
-			"%s: its geographic CRS '%s' is identified as EPSG:%ld, which is %s%s%s%s; give it a consistent CRS (gdal_edit.py -a_srs EPSG:NNNN FILE)",
-			r->path, srs_name(r->srs), n,
+			"%s: %s geographic CRS '%s' is identified as EPSG:%ld, which is %s%s%s%s; give it a consistent CRS (gdal_edit.py -a_srs EPSG:NNNN FILE)",
+			r->path, projected ? "the base" : "its", base ? base : srs_name(r->srs), n,
 			OSRIsGeocentric(id) ? "a geocentric CRS" : "not a geographic CRS",
 			OSRGetName(id) ? " (" : "", OSRGetName(id) ? OSRGetName(id) : "",
 			OSRGetName(id) ? ")" : "");

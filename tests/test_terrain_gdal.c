@@ -900,6 +900,22 @@ Test(gdal_bad, geographic_crs_with_a_geocentric_id)
 		    "is identified as EPSG:4342, which is a geocentric CRS (EST97)");
 }
 
+/* The same for the base geographic CRS of a projected one: 'WGS 84 / UTM
+ * zone 33N' on a base 'IGS97' identified as EPSG:9001, the geocentric
+ * IGS97.  Found by tests/fuzz/fuzz_dem_gdal (a SEGV in libproj, in
+ * ObjectUsage::domains under proj_crs_create_bound_crs_to_WGS84, when GDAL
+ * set up the warp to the configured zone); the file is its reproducer. */
+Test(gdal_bad, projected_crs_on_a_geocentric_base_id)
+{
+	char p[PATH_MAX];
+	struct west_dem g;
+
+	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dem_gdal/utm_base_id_geocentric.tif",
+		 WEST_SRCDIR);
+	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
+		    "the base geographic CRS 'IGS97' is identified as EPSG:9001, which is a geocentric CRS");
+}
+
 /* A raster whose CRS is geocentric (IGS97, EPSG 9001: earth-centred x, y,
  * z): no map plane, and PROJ 9.1 overflows its stack when GDAL sets up a
  * warp from it, so it is refused first.  Found by tests/fuzz/fuzz_dem_gdal,

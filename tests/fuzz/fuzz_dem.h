@@ -11,7 +11,10 @@
 #include "proj.h"
 #include "terrain.h"
 
+/* A target may set a lower limit before including this (fuzz_dem_gdal.c). */
+#ifndef FUZZ_DEM_MAX_CELLS
 #define FUZZ_DEM_MAX_CELLS (1ull << 20)
+#endif
 
 /* Options by the input's length: NODATA refused (even) or filled (odd),
  * so both rules are reached and each input is deterministic; the cell
