@@ -382,7 +382,8 @@ static void terrain_stamp(const char *path, long long *size, long long *mtime_ns
 	}
 }
 
-static enum west_status load_grid(const struct west_config *c,
+/* The grid of c's terrain, read by d->dem_reader where it is set. */
+static enum west_status load_grid(const struct westd *d, const struct west_config *c,
 				  struct west_shared_grid **out, char *err, size_t errlen)
 {
 	struct west_grid g;
@@ -393,6 +394,7 @@ static enum west_status load_grid(const struct west_config *c,
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "terrain: no DEM file configured (set terrain = FILE)");
 	west_grid_opts_from_config(&go, c);
+	go.dem_reader = d->dem_reader[0] ? d->dem_reader : NULL;
 	st = west_grid_load(&g, NULL, &go, err, errlen);
 	if (st)
 		return st;
@@ -534,7 +536,7 @@ static enum west_status open_all(struct westd *d, char *err, size_t errlen)
 
 	st = make_live(&d->conf, &d->live, err, errlen);
 	if (!st)
-		st = load_grid(&d->conf, &d->grid, err, errlen);
+		st = load_grid(d, &d->conf, &d->grid, err, errlen);
 	if (st)
 		return st;
 	terrain_stamp(d->conf.terrain, &d->terrain_size, &d->terrain_mtime_ns);
@@ -693,7 +695,7 @@ enum west_status westd_reload(struct westd *d, char *err, size_t errlen)
 		st = west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 			       "reload: a new terrain under mpirun needs a restart of every rank");
 	else if (!st && terrain_changed(d, c)) {
-		st = load_grid(c, &g, err, errlen);
+		st = load_grid(d, c, &g, err, errlen);
 		if (!st)
 			st = swap_grid(d, g, err, errlen);
 		if (!st)
@@ -839,7 +841,7 @@ int westd_rank_serve(struct westd *d)
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM), sigaddset(&stop, SIGINT), sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
-	if (load_grid(&d->conf, &g, err, sizeof err) || be->init(&state, err, sizeof err) ||
+	if (load_grid(d, &d->conf, &g, err, sizeof err) || be->init(&state, err, sizeof err) ||
 	    be->upload_terrain(state, &g->g, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
 		west_ranks_abort(1);

@@ -83,6 +83,10 @@ struct westd {
 	const char *sets[WESTD_MAX_SETS];     /* --set KEY=VALUE, in order */
 	size_t nsets;
 	long long terrain_size, terrain_mtime_ns; /* the terrain file at load */
+	char dem_reader[WEST_CONF_PATH_MAX]; /* the executable that reads the
+					      * terrain in a child process
+					      * (west_dem_load_child: westd
+					      * itself), "" = in this process */
 
 	const struct west_backend *be;
 	void *state;
@@ -108,7 +112,8 @@ struct westd {
 };
 
 /* Start everything but HTTP (above); on failure all is undone and err
- * says why.  d->conf, config_path, sets and nsets are the caller's input. */
+ * says why.  d->conf, config_path, sets, nsets and dem_reader are the
+ * caller's input. */
 enum west_status westd_open(struct westd *d, char *err, size_t errlen);
 void westd_close(struct westd *d);
 

@@ -11,6 +11,10 @@
  * finish the requests in flight and the running solve, flush the snapshot,
  * exit 0); SIGHUP reloads (daemon.h).
  *
+ * The terrain is read in a child process, this program run as `westd
+ * --terrain-child ...` (src/terrain_child.c; not under mpirun), so that a
+ * library crashing on a bad file refuses the file and westd stays up.
+ *
  * Without --foreground westd detaches once it serves: the starting process
  * exits 0 then (1 when start-up fails, the reason on stderr), and the
  * daemon keeps stderr for its log; stdin and stdout go to /dev/null.  Under
@@ -36,6 +40,7 @@
 #include "log.h"
 #include "ranks.h"
 #include "sdnotify.h"
+#include "terrain.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
@@ -125,6 +130,7 @@ static int check_config(const struct westd *d)
 		return EXIT_USAGE;
 	}
 	west_grid_opts_from_config(&go, &d->conf);
+	go.dem_reader = d->dem_reader[0] ? d->dem_reader : NULL;
 	if (west_grid_load(&g, NULL, &go, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_RUNTIME;
@@ -273,12 +279,36 @@ static int run(struct westd *d, int *report_fd)
 	return 0;
 }
 
+/* westd itself reads the terrain in a child process (terrain_child.c),
+ * except under mpirun, where a rank should not start processes. */
+static void find_dem_reader(struct westd *d, int ranks)
+{
+	ssize_t n = ranks > 1 ? -1 : readlink("/proc/self/exe", d->dem_reader,
+						 sizeof d->dem_reader - 1);
+
+	if (n <= 0 || (size_t)n >= sizeof d->dem_reader - 1) {
+		if (ranks <= 1)
+			west_log(WEST_LOG_WARNING, "cannot find this program (/proc/self/exe: %s): "
+				 "the terrain is read in this process, where a crash in a "
+				 "reader's library would stop westd", n < 0 ? strerror(errno)
+				 : "too long");
+		d->dem_reader[0] = '\0';
+		return;
+	}
+	d->dem_reader[n] = '\0';
+}
+
 int main(int argc, char **argv)
 {
 	static struct westd d;   /* large: not on the stack */
 	struct args a = { 0 };
 	int rc, report_fd = -1, ranks;
 	sigset_t stop;
+
+	if (argc > 1 && strcmp(argv[1], "--terrain-child") == 0) {  /* terrain_child.c */
+		west_log_init("westd");
+		return west_dem_child_main(argc - 1, argv + 1);
+	}
 
 	/* blocked before MPI starts its threads, so that they never take
 	 * them (run() reads them from a signalfd; without mpirun MPI is not
@@ -294,6 +324,7 @@ int main(int argc, char **argv)
 			west_ranks_abort(rc);
 		return rc;
 	}
+	find_dem_reader(&d, ranks);
 	if (a.check)
 		return check_config(&d);
 	if (ranks > 1 && !a.foreground) {

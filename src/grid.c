@@ -317,7 +317,8 @@ enum west_status west_grid_load(struct west_grid *g, const char *path,
 	if (!path[0])
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "no terrain: set `terrain` in the config or pass --terrain");
-	st = west_dem_load(&dem, path, &o->dem, err, errlen);
+	st = o->dem_reader ? west_dem_load_child(&dem, o->dem_reader, path, &o->dem, err, errlen)
+			   : west_dem_load(&dem, path, &o->dem, err, errlen);
 	if (st)
 		return st;
 	if (resolution > 0 && (resolution != dem.dx || resolution != dem.dy)) {

@@ -108,6 +108,9 @@ struct west_grid_opts {
 	const char *terrain;          /* the DEM, for west_grid_load without a path */
 	struct west_dem_opts dem;     /* how to read it; dem.resolution > 0: the
 				       * cell size to resample to */
+	const char *dem_reader;       /* an executable that reads it in a child
+				       * process (west_dem_load_child: westd), or
+				       * NULL: read in this process */
 	size_t nz;                    /* uniform levels, when nlevels is 0 ... */
 	double dz;                    /* ... of dz m each */
 	const double *levels;         /* else nlevels face heights above the base */

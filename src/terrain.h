@@ -109,6 +109,19 @@ enum west_status west_dem_load_gdal(struct west_dem *dem, const char *path,
 				    char *err, size_t errlen);
 
 /*
+ * west_dem_load in a child process (terrain_child.c): exe is an executable
+ * whose main hands `exe --terrain-child ...` to west_dem_child_main (westd
+ * is), so that a crash inside GDAL, PROJ or libnetcdf on a bad file kills
+ * the child, not the caller: the DEM is then refused, the signal named.
+ * The same result, bit for bit, as west_dem_load.
+ */
+enum west_status west_dem_load_child(struct west_dem *dem, const char *exe, const char *path,
+				     const struct west_dem_opts *opts, char *err, size_t errlen);
+/* The child's side: argv[0] "--terrain-child", then its arguments; the
+ * exit code (0 when the answer, a DEM or a refusal, was written). */
+int west_dem_child_main(int argc, char **argv);
+
+/*
  * NODATA fill rule, applied in passes: every hole with at least one valid
  * 4-neighbour (as of the previous pass) takes the mean of those neighbours;
  * repeat until no hole is left.  `valid` is nx*ny flags (nonzero = data),

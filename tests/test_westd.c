@@ -2101,6 +2101,129 @@ Test(westd, sighup_reload)
 	cr_expect_eq(fix_stop(&w), 0);
 }
 
+/* Copy the file src to w.dir/name. */
+static void copy_to_dir(const char *src, const char *name)
+{
+	size_t n;
+	char *text = fix_slurp(src, &n);
+
+	fix_write(&w, name, text, NULL, 0);
+	free(text);
+}
+
+/* A faulting terrain reader (a crash inside GDAL, PROJ or libnetcdf on a bad
+ * file, terrain_child.c): the reload is refused, naming the signal, and
+ * the running terrain and field stay; once the file reads, a reload
+ * takes it. */
+Test(westd, reload_with_a_crashing_terrain_reader_keeps_serving)
+{
+	char terrain[300], set[320], fault[300];
+	const char *sets[] = { set, NULL };
+
+	fix_mkdir(&w);
+	snprintf(terrain, sizeof terrain, "%s/t.asc", w.dir);
+	snprintf(set, sizeof set, "terrain=%s", terrain);
+	snprintf(fault, sizeof fault, "%s/fault", w.dir);
+	copy_to_dir(FIX_TERRAIN, "t.asc");
+	copy_to_dir(WEST_SRCDIR "/data/default.prj", "t.prj");
+	setenv("WEST_TERRAIN_CHILD_FAULT", fault, 1);
+	fix_start_in(&w, 1, sets);
+	unsetenv("WEST_TERRAIN_CHILD_FAULT");
+	fix_post_and_wait(&w);
+	struct wind before = point_wind();
+
+	fix_write(&w, "fault", "", NULL, 0);   /* the next read crashes */
+	copy_to_dir(WEST_SRCDIR "/data/hill.asc", "t.asc");
+	kill(w.pid, SIGHUP);
+	fix_wait_log(&w, "reload refused", 1);
+	cr_expect_eq(fix_log_count(&w, "was killed by signal 11"), 1,
+		     "the refusal names the reader's death");
+	expect_unchanged(&before, "a reload whose terrain reader crashed");
+
+	cr_assert_eq(unlink(fault), 0);
+	kill(w.pid, SIGHUP);
+	fix_wait_log(&w, "reloaded", 1);
+	json_t *st = fix_get_json(&w, "/v1/status");
+	json_t *grid = json_object_get(st, "grid");
+	cr_expect_eq(integer(grid, "nx"), 32, "hill.asc's 32 columns after the reload");
+	json_decref(st);
+	cr_expect_eq(fix_stop(&w), 0);
+}
+
+/* ===================================================== terrain in a child */
+
+/* west_dem_load_child through westd gives west_dem_load's DEM, bit for bit
+ * (heights, grid, CRS and its WKT), and its refusals word for word. */
+Test(terrain_child, same_dem_and_refusals_as_in_process)
+{
+	/* ESRI ASCII with its .prj, CF NetCDF, GeoTIFFs read as they are and
+	 * warped (refused alike without GDAL), and a file that is no DEM */
+	const char *files[] = { WEST_SRCDIR "/data/default.asc", WEST_SRCDIR "/data/hill.nc",
+				WEST_SRCDIR "/tests/fuzz/corpus/dem_gdal/utm33.tif",
+				WEST_SRCDIR "/tests/fuzz/corpus/dem_gdal/geographic.tif",
+				WEST_SRCDIR "/data/obs/default.csv" };
+	struct west_dem_opts o = { .nodata = WEST_NODATA_FILL, .max_cells = 1u << 20 };
+
+	for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+		struct west_dem a, b;
+		char ea[WEST_ERRLEN] = "", eb[WEST_ERRLEN] = "";
+		enum west_status sa = west_dem_load(&a, files[f], &o, ea, sizeof ea);
+		enum west_status sb = west_dem_load_child(&b, WESTD_BIN, files[f], &o, eb, sizeof eb);
+
+		cr_assert_eq(sb, sa, "%s: %s against %s (%s)", files[f], west_status_str(sb),
+			     west_status_str(sa), eb);
+		if (sa) {
+			cr_expect_str_eq(eb, ea, "%s", files[f]);
+			continue;
+		}
+		cr_assert(a.nx == b.nx && a.ny == b.ny && a.dx == b.dx && a.dy == b.dy &&
+			  a.x0 == b.x0 && a.y0 == b.y0, "%s: the grid", files[f]);
+		cr_expect_eq(memcmp(a.z, b.z, a.nx * a.ny * sizeof *a.z), 0, "%s: heights", files[f]);
+		cr_expect(a.crs.has_tm == b.crs.has_tm && a.crs.lon0 == b.crs.lon0 &&
+			  a.crs.lat0 == b.crs.lat0 && a.crs.k0 == b.crs.k0 &&
+			  a.crs.false_easting == b.crs.false_easting &&
+			  a.crs.false_northing == b.crs.false_northing &&
+			  a.crs.tm_other_ellipsoid == b.crs.tm_other_ellipsoid, "%s: CRS", files[f]);
+		cr_expect_str_eq(b.crs.grid_mapping_name, a.crs.grid_mapping_name);
+		cr_expect((a.crs.wkt == NULL) == (b.crs.wkt == NULL), "%s: WKT", files[f]);
+		if (a.crs.wkt && b.crs.wkt)
+			cr_expect_str_eq(b.crs.wkt, a.crs.wkt);
+		west_dem_free(&a);
+		west_dem_free(&b);
+	}
+}
+
+/* A reader that dies, one that does not answer, one that cannot start:
+ * each a refusal naming the file, the DEM left zeroed. */
+Test(terrain_child, a_dead_or_silent_reader_is_a_refusal)
+{
+	const char *path = WEST_SRCDIR "/data/default.asc";
+	char fault[] = "/tmp/westd-fault.XXXXXX", err[WEST_ERRLEN];
+	struct west_dem d;
+	int fd = mkstemp(fault);
+
+	cr_assert_geq(fd, 0);
+	close(fd);
+	setenv("WEST_TERRAIN_CHILD_FAULT", fault, 1);
+	cr_expect_eq(west_dem_load_child(&d, WESTD_BIN, path, NULL, err, sizeof err),
+		     WEST_ERR_INVALID);
+	unsetenv("WEST_TERRAIN_CHILD_FAULT");
+	unlink(fault);
+	cr_expect(strstr(err, path) && strstr(err, "killed by signal 11"), "%s", err);
+	cr_expect(d.z == NULL && d.nx == 0 && d.crs.wkt == NULL);
+
+	cr_expect_eq(west_dem_load_child(&d, "/bin/true", path, NULL, err, sizeof err),
+		     WEST_ERR_IO);
+	cr_expect(strstr(err, "gave no answer"), "%s", err);
+	cr_expect_eq(west_dem_load_child(&d, "/bin/false", path, NULL, err, sizeof err),
+		     WEST_ERR_IO);
+	cr_expect(strstr(err, "exited with status 1"), "%s", err);
+	cr_expect_eq(west_dem_load_child(&d, "/nonexistent/westd", path, NULL, err, sizeof err),
+		     WEST_ERR_IO);
+	cr_expect(strstr(err, "cannot start the terrain reader"), "%s", err);
+	cr_expect(d.z == NULL && d.nx == 0);
+}
+
 /* ====================================================== crash, restart */
 
 /* ncdump -h path succeeds. */
@@ -2477,12 +2600,9 @@ Test(westd, post_station_file_list_is_refused)
 static void copy_station_file(const char *name, const char *rel)
 {
 	char src[512];
-	size_t n;
 
 	snprintf(src, sizeof src, "%s/%s", LIST_DIR, name);
-	char *text = fix_slurp(src, &n);
-	fix_write(&w, rel, text, NULL, 0);
-	free(text);
+	copy_to_dir(src, rel);
 }
 
 /* The spool takes a list; its files, in a sub-directory, stay where they are. */
