@@ -283,19 +283,11 @@ static int run(struct westd *d, int *report_fd)
  * except under mpirun, where a rank should not start processes. */
 static void find_dem_reader(struct westd *d, int ranks)
 {
-	ssize_t n = ranks > 1 ? -1 : readlink("/proc/self/exe", d->dem_reader,
-						 sizeof d->dem_reader - 1);
-
-	if (n <= 0 || (size_t)n >= sizeof d->dem_reader - 1) {
-		if (ranks <= 1)
-			west_log(WEST_LOG_WARNING, "cannot find this program (/proc/self/exe: %s): "
-				 "the terrain is read in this process, where a crash in a "
-				 "reader's library would stop westd", n < 0 ? strerror(errno)
-				 : "too long");
-		d->dem_reader[0] = '\0';
-		return;
-	}
-	d->dem_reader[n] = '\0';
+	d->dem_reader[0] = '\0';
+	if (ranks <= 1 && west_dem_reader_self(d->dem_reader, sizeof d->dem_reader))
+		west_log(WEST_LOG_WARNING, "cannot find this program (/proc/self/exe: %s): the "
+			 "terrain is read in this process, where a crash in a reader's library "
+			 "would stop westd", strerror(errno));
 }
 
 int main(int argc, char **argv)

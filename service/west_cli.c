@@ -383,6 +383,7 @@ static int cmd_grid(const struct opts *o, const struct west_config *c)
 	int rc;
 
 	west_grid_opts_from_config(&go, c);
+	go.dem_reader = o->dem_reader;
 	if (west_grid_load(&g, o->terrain, &go, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;
@@ -398,13 +399,24 @@ static int cmd_grid(const struct opts *o, const struct west_config *c)
 
 int main(int argc, char **argv)
 {
+	static char self[4096];
 	struct opts o = { .height = 10.0 };
-	struct west_config *c = malloc(sizeof *c);
-	int ranks = west_ranks_start(&argc, &argv), rc;
+	struct west_config *c;
+	int ranks, rc;
 
+	if (argc > 1 && strcmp(argv[1], "--terrain-child") == 0) {  /* terrain_child.c */
+		west_log_init("west");
+		return west_dem_child_main(argc - 1, argv + 1);
+	}
+	ranks = west_ranks_start(&argc, &argv);
+	c = malloc(sizeof *c);
 	west_log_init("west");
 	if (!c)
 		return EXIT_RUNTIME;
+	/* the terrain read in a child process, as westd reads it (not under
+	 * mpirun, where a rank should not start processes) */
+	if (ranks <= 1 && west_dem_reader_self(self, sizeof self) == 0)
+		o.dem_reader = self;
 	rc = parse_args(argc, argv, &o);
 	if (!rc && strcmp(o.command, "run") && west_ranks_me() > 0)
 		rc = EXIT_OK;   /* under mpirun, only west run takes every rank */

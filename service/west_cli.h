@@ -25,6 +25,9 @@ struct opts {
 	const char *time_arg, *window_arg;   /* --time, --time-window as given */
 	int at_time;                         /* --time given: time, window parsed */
 	long long time, window;              /* s since the epoch; s */
+	const char *dem_reader;              /* this program, which reads the
+					      * terrain in a child process
+					      * (terrain_child.c), or NULL */
 };
 
 /* The backend chosen for c, initialized, with g uploaded (state set). */

@@ -70,6 +70,7 @@ static int load_inputs(struct run_ctx *x)
 	struct west_grid_opts go;
 
 	west_grid_opts_from_config(&go, x->c);
+	go.dem_reader = x->o->dem_reader;
 	if (west_grid_load(&x->grid, x->o->terrain, &go, err, sizeof err)) {
 		west_log(WEST_LOG_ERR, "%s", err);
 		return EXIT_INPUT;

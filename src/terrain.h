@@ -120,6 +120,10 @@ enum west_status west_dem_load_child(struct west_dem *dem, const char *exe, cons
 /* The child's side: argv[0] "--terrain-child", then its arguments; the
  * exit code (0 when the answer, a DEM or a refusal, was written). */
 int west_dem_child_main(int argc, char **argv);
+/* This program's own path (/proc/self/exe) into buf, for a main that
+ * hands --terrain-child to west_dem_child_main; 0, or -1 with errno and
+ * buf "". */
+int west_dem_reader_self(char *buf, size_t len);
 
 /*
  * NODATA fill rule, applied in passes: every hole with at least one valid

@@ -283,3 +283,18 @@ out:
 		close(wfd);
 	return st;
 }
+
+int west_dem_reader_self(char *buf, size_t len)
+{
+	ssize_t n = len > 1 ? readlink("/proc/self/exe", buf, len - 1) : -1;
+
+	if (n > 0 && (size_t)n < len - 1) {
+		buf[n] = '\0';
+		return 0;
+	}
+	if (n >= 0)
+		errno = ENAMETOOLONG;
+	if (len)
+		buf[0] = '\0';
+	return -1;
+}

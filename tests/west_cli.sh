@@ -30,7 +30,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..56"
+echo "1..57"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -40,6 +40,14 @@ check "config file and --set" 0 "nz 8 = " \
 	grid --config "$top_srcdir/conf/westd.conf" --set nz=8 --set dz=50 --terrain "$data/hill.nc"
 check "missing terrain file names it" 3 "nosuch.asc" grid --terrain "$tmp/nosuch.asc"
 check "bad --set names the key" 3 "--set: unknown key 'nosuch'" grid --set nosuch=1 --terrain "$data/flat.asc"
+# the terrain is read in a child process (src/terrain_child.c): its crash
+# (WEST_TERRAIN_CHILD_FAULT: a segfault when the named file exists) is a
+# refused terrain, not a crash of west
+: >"$tmp/fault"
+WEST_TERRAIN_CHILD_FAULT=$tmp/fault check "a crashing terrain reader is a refusal naming the signal" 3 \
+	"flat.asc: the terrain reader (a child process) was killed by signal 11" \
+	grid --terrain "$data/flat.asc" --backend cpu
+rm -f "$tmp/fault"
 printf 'nz = 10\nbackend = gpu\n' >"$tmp/bad.conf"
 check "bad config value names file and line" 3 "$tmp/bad.conf:2: backend" \
 	grid --config "$tmp/bad.conf" --terrain "$data/flat.asc"
