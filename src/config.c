@@ -100,6 +100,10 @@ static const struct conf_row rows[] = {
 	[WEST_CONF_RESOLUTION] = {
 		"resolution", CONF_DOUBLE, FIELD(resolution), 0, 100000, 0, NULL,
 		"0", 1, "horizontal cell size in m (0 = keep the DEM's cell size)" },
+	[WEST_CONF_TERRAIN_TIMEOUT] = {
+		"terrain_timeout", CONF_DOUBLE, FIELD(terrain_timeout), 0, 86400, 0, NULL,
+		"600", 1, "seconds the terrain reader (a child process) may take; then it is "
+		"stopped and the terrain refused (0 = no limit)" },
 	[WEST_CONF_NZ] = {
 		"nz", CONF_LONG, FIELD(nz), 1, 4096, 0, NULL, "30", 1,
 		"number of vertical levels (when levels is empty)" },

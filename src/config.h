@@ -36,6 +36,7 @@ enum west_conf_key {
 	WEST_CONF_TERRAIN_EPSG,
 	WEST_CONF_NODATA,
 	WEST_CONF_RESOLUTION,
+	WEST_CONF_TERRAIN_TIMEOUT,
 	WEST_CONF_NZ,
 	WEST_CONF_DZ,
 	WEST_CONF_LEVELS,
@@ -96,6 +97,7 @@ struct west_config {
 	long terrain_epsg;                  /* GDAL rasters: target CRS (0 = UTM of the centre) */
 	int nodata;                         /* enum west_nodata_rule */
 	double resolution;                  /* m; 0 = keep the DEM's cell size */
+	double terrain_timeout;             /* s the terrain reader may take (0 = no limit) */
 	long nz;                            /* levels when `levels` is empty */
 	double dz;                          /* m, uniform level thickness */
 	double levels[WEST_CONF_MAX_LEVELS + 1]; /* face heights above base (m) */

@@ -293,6 +293,7 @@ void west_grid_opts_from_config(struct west_grid_opts *o, const struct west_conf
 			.max_cells = (unsigned long long)c->max_cells,
 			.epsg = c->terrain_epsg,
 			.resolution = c->resolution,
+			.timeout = c->terrain_timeout,
 		},
 		.nz = (size_t)c->nz, .dz = c->dz,
 		.levels = c->levels, .nlevels = c->nlevels,

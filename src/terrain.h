@@ -91,6 +91,8 @@ struct west_dem_opts {
 	unsigned long long max_cells; /* refuse rasters with more cells; 0 = no limit */
 	long epsg;              /* GDAL: the CRS to warp to; 0 = the centre's UTM zone */
 	double resolution;      /* GDAL warp: cell size (m); 0 = the raster's pixel */
+	double timeout;         /* west_dem_load_child: s before the reader is
+				 * stopped and the DEM refused; 0 = no limit */
 };
 
 /* Pick the reader (see Dispatch above). */

@@ -25,20 +25,25 @@
  * at most 1 MiB) before allocating, then reaps the child: killed by a
  * signal, exited non-zero or a short message is an error naming the file.
  *
+ * A reader that has not answered within opts->timeout (config
+ * terrain_timeout) is killed (SIGKILL) and the DEM refused saying so.
+ *
  * Tests: WEST_TERRAIN_CHILD_FAULT=FILE makes the child raise SIGSEGV
- * before reading when FILE exists (tests/test_westd.c, tests/test_terrain.c).
+ * before reading when FILE exists, or sleep for an hour when FILE's
+ * content is "hang" (tests/test_westd.c, tests/west_cli.sh).
  */
 #define _GNU_SOURCE   /* posix_spawn_file_actions_addclosefrom_np, strsignal */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "terrain.h"
@@ -72,13 +77,41 @@ static int write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-/* 0 when all n bytes came, else -1 (end of the pipe or an error). */
-static int read_all(int fd, void *buf, size_t n)
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* What the parent reads from: the pipe, the time it may wait until
+ * (CLOCK_MONOTONIC s; 0 = for ever), and whether that time passed. */
+struct answer {
+	int fd;
+	double deadline;
+	int late;
+};
+
+/* 0 when all n bytes came, else -1 (end of the pipe, an error, or the
+ * deadline: a->late). */
+static int read_all(struct answer *a, void *buf, size_t n)
 {
 	char *p = buf;
 
 	while (n) {
-		ssize_t r = read(fd, p, n);
+		if (a->deadline > 0.0) {
+			double left = a->deadline - now_s();
+			struct pollfd pf = { a->fd, POLLIN, 0 };
+			int r = left > 0.0 ? poll(&pf, 1, (int)(left * 1000.0) + 1) : 0;
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r == 0) {
+				a->late = 1;
+				return -1;
+			}
+		}
+		ssize_t r = read(a->fd, p, n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -97,7 +130,7 @@ int west_dem_child_main(int argc, char **argv)
 	struct child_head h = { 0 };
 	char err[WEST_ERRLEN] = "";
 	const char *fault = getenv("WEST_TERRAIN_CHILD_FAULT");
-	struct stat sb;
+	FILE *f;
 	int fd;
 
 	if (argc != 8) {
@@ -111,8 +144,15 @@ int west_dem_child_main(int argc, char **argv)
 	o.max_cells = strtoull(argv[5], NULL, 10);
 	o.epsg = strtol(argv[6], NULL, 10);
 	o.resolution = strtod(argv[7], NULL);
-	if (fault && fault[0] && stat(fault, &sb) == 0)
+	if (fault && fault[0] && (f = fopen(fault, "r"))) {
+		char word[8] = "";
+		size_t n = fread(word, 1, sizeof word - 1, f);
+
+		fclose(f);
+		if (n == 4 && memcmp(word, "hang", 4) == 0)
+			sleep(3600);
 		raise(SIGSEGV);
+	}
 	h.status = (int32_t)west_dem_load(&dem, argv[2], &o, err, sizeof err);
 	memcpy(h.magic, CHILD_MAGIC, sizeof h.magic);
 	h.errlen = strlen(err);
@@ -142,7 +182,7 @@ int west_dem_child_main(int argc, char **argv)
 /* --------------------------------------------------------------- parent */
 
 /* Read the child's message into dem (zeroed on failure). */
-static enum west_status read_message(int fd, const char *path,
+static enum west_status read_message(struct answer *fd, const char *path,
 				     const struct west_dem_opts *o, struct west_dem *dem,
 				     char *err, size_t errlen)
 {
@@ -270,10 +310,19 @@ enum west_status west_dem_load_child(struct west_dem *dem, const char *exe, cons
 			       path, exe, strerror(rc));
 		goto out;
 	}
-	st = read_message(rfd, path, o, dem, err, errlen);
+	struct answer a = { rfd, o->timeout > 0.0 ? now_s() + o->timeout : 0.0, 0 };
+	st = read_message(&a, path, o, dem, err, errlen);
 	close(rfd);   /* a child still writing gets EPIPE and ends */
 	rfd = -1;
+	if (a.late)
+		kill(pid, SIGKILL);
 	st = reap(pid, path, st, err, errlen);
+	if (a.late)
+		st = west_fail(err, errlen, WEST_ERR_INVALID,
+			       "%s: the terrain reader (a child process) did not finish within "
+			       "terrain_timeout = %g s and was stopped: the file is refused (a "
+			       "raster too large to read or warp in time: cut it, or warp it "
+			       "with gdalwarp first; or a library stuck on it)", path, o->timeout);
 	if (st)
 		west_dem_free(dem);
 out:

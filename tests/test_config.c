@@ -169,6 +169,7 @@ Test(config, defaults)
 	cr_expect_eq(c->check_interval, 20);
 	cr_expect_eq(c->ui_age_warn, 1800.0);
 	cr_expect_eq(c->ui_age_alert, 3600.0);
+	cr_expect_eq(c->terrain_timeout, 600.0);
 	cr_expect_eq(nset(c), 0);
 	free(c);
 }
@@ -176,7 +177,8 @@ Test(config, defaults)
 Test(config, table)
 {
 	static const char *const names[] = {
-		"terrain", "terrain_variable", "terrain_epsg", "nodata", "resolution", "nz", "dz",
+		"terrain", "terrain_variable", "terrain_epsg", "nodata", "resolution",
+		"terrain_timeout", "nz", "dz",
 		"levels", "base_altitude", "max_cells", "terrain_faces", "backend", "devices", "weights",
 		"exchange", "log_level",
 		"max_stations", "allow_outside", "land_use", "solver", "iterations",

@@ -2193,8 +2193,8 @@ Test(terrain_child, same_dem_and_refusals_as_in_process)
 	}
 }
 
-/* A reader that dies, one that does not answer, one that cannot start:
- * each a refusal naming the file, the DEM left zeroed. */
+/* A reader that dies, one that hangs, one that does not answer, one that
+ * cannot start: each a refusal naming the file, the DEM left zeroed. */
 Test(terrain_child, a_dead_or_silent_reader_is_a_refusal)
 {
 	const char *path = WEST_SRCDIR "/data/default.asc";
@@ -2208,9 +2208,22 @@ Test(terrain_child, a_dead_or_silent_reader_is_a_refusal)
 	cr_expect_eq(west_dem_load_child(&d, WESTD_BIN, path, NULL, err, sizeof err),
 		     WEST_ERR_INVALID);
 	unsetenv("WEST_TERRAIN_CHILD_FAULT");
-	unlink(fault);
 	cr_expect(strstr(err, path) && strstr(err, "killed by signal 11"), "%s", err);
 	cr_expect(d.z == NULL && d.nx == 0 && d.crs.wkt == NULL);
+
+	/* one that hangs, stopped at the timeout */
+	struct west_dem_opts slow = { .timeout = 0.5 };
+	FILE *h = fopen(fault, "w");
+	cr_assert_not_null(h);
+	fputs("hang", h);
+	fclose(h);
+	setenv("WEST_TERRAIN_CHILD_FAULT", fault, 1);
+	double t0 = fix_now();
+	cr_expect_eq(west_dem_load_child(&d, WESTD_BIN, path, &slow, err, sizeof err),
+		     WEST_ERR_INVALID);
+	unsetenv("WEST_TERRAIN_CHILD_FAULT");
+	cr_expect_lt(fix_now() - t0, 30.0, "the reader was not stopped");
+	cr_expect(strstr(err, "did not finish within terrain_timeout = 0.5 s"), "%s", err);
 
 	cr_expect_eq(west_dem_load_child(&d, "/bin/true", path, NULL, err, sizeof err),
 		     WEST_ERR_IO);
@@ -2222,6 +2235,7 @@ Test(terrain_child, a_dead_or_silent_reader_is_a_refusal)
 		     WEST_ERR_IO);
 	cr_expect(strstr(err, "cannot start the terrain reader"), "%s", err);
 	cr_expect(d.z == NULL && d.nx == 0);
+	unlink(fault);
 }
 
 /* ====================================================== crash, restart */

@@ -30,7 +30,7 @@ check() {
 		sed 's/^/# /' "$tmp/out"
 	fi
 }
-echo "1..57"
+echo "1..58"
 check "summary of the default terrain" 0 "nx 96, ny 80, nz 30 = 230400 cells" \
 	grid --terrain "$data/default.asc" --backend cpu
 check "CRS from the .prj beside the terrain" 0 "crs      WGS_1984_UTM_Zone_33N" \
@@ -47,6 +47,10 @@ check "bad --set names the key" 3 "--set: unknown key 'nosuch'" grid --set nosuc
 WEST_TERRAIN_CHILD_FAULT=$tmp/fault check "a crashing terrain reader is a refusal naming the signal" 3 \
 	"flat.asc: the terrain reader (a child process) was killed by signal 11" \
 	grid --terrain "$data/flat.asc" --backend cpu
+printf hang >"$tmp/fault"
+WEST_TERRAIN_CHILD_FAULT=$tmp/fault check "a terrain reader past terrain_timeout is stopped, the terrain refused" 3 \
+	"did not finish within terrain_timeout = 1 s" \
+	grid --terrain "$data/flat.asc" --backend cpu --set terrain_timeout=1
 rm -f "$tmp/fault"
 printf 'nz = 10\nbackend = gpu\n' >"$tmp/bad.conf"
 check "bad config value names file and line" 3 "$tmp/bad.conf:2: backend" \
