@@ -183,7 +183,7 @@ int west_dem_child_main(int argc, char **argv)
 /* --------------------------------------------------------------- parent */
 
 /* Read the child's message into dem (zeroed on failure). */
-static enum west_status read_message(struct answer *fd, const char *path,
+static enum west_status read_message(struct answer *a, const char *path,
 				     const struct west_dem_opts *o, struct west_dem *dem,
 				     char *err, size_t errlen)
 {
@@ -191,10 +191,10 @@ static enum west_status read_message(struct answer *fd, const char *path,
 	char msg[WEST_ERRLEN];
 	uint64_t cells;
 
-	if (read_all(fd, &h, sizeof h) || memcmp(h.magic, CHILD_MAGIC, sizeof h.magic))
+	if (read_all(a, &h, sizeof h) || memcmp(h.magic, CHILD_MAGIC, sizeof h.magic))
 		return west_fail(err, errlen, WEST_ERR_IO,
 				 "%s: the terrain reader gave no answer", path);
-	if (h.errlen >= sizeof msg || read_all(fd, msg, (size_t)h.errlen))
+	if (h.errlen >= sizeof msg || read_all(a, msg, (size_t)h.errlen))
 		return west_fail(err, errlen, WEST_ERR_IO,
 				 "%s: the terrain reader's message is malformed", path);
 	msg[h.errlen] = '\0';
@@ -221,8 +221,8 @@ static enum west_status read_message(struct answer *fd, const char *path,
 		return west_fail(err, errlen, WEST_ERR_NOMEM,
 				 "%s: out of memory for %llu x %llu cells", path,
 				 (unsigned long long)h.nx, (unsigned long long)h.ny);
-	if ((h.has_wkt && read_all(fd, dem->crs.wkt, (size_t)h.wktlen)) ||
-	    read_all(fd, dem->z, (size_t)cells * sizeof *dem->z))
+	if ((h.has_wkt && read_all(a, dem->crs.wkt, (size_t)h.wktlen)) ||
+	    read_all(a, dem->z, (size_t)cells * sizeof *dem->z))
 		return west_fail(err, errlen, WEST_ERR_IO,
 				 "%s: the terrain reader's answer ended early", path);
 	if (dem->crs.wkt)
@@ -244,9 +244,10 @@ static enum west_status reap(pid_t pid, const char *path, enum west_status st,
 	if (WIFSIGNALED(ws))
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "%s: the terrain reader (a child process) was killed by signal %d "
-				 "(%s) while reading it: the file trips a bug in a library that "
-				 "reads it (GDAL, PROJ or libnetcdf); the file is refused (convert "
-				 "it, e.g. gdal_translate -of AAIGrid, or check it with gdalinfo)",
+				 "(%s) while reading it: a crash inside a library that reads it "
+				 "(GDAL, PROJ or libnetcdf), or the system stopped it (out of "
+				 "memory); the file is refused (check it with gdalinfo, or convert "
+				 "it, e.g. gdal_translate -of AAIGrid)",
 				 path, WTERMSIG(ws), strsignal(WTERMSIG(ws)));
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
 		return west_fail(err, errlen, WEST_ERR_IO,
