@@ -883,6 +883,17 @@ Test(gdal_bad, extent_beyond_finite_coordinates)
 			   "pixel 1e+308 x -50) puts the far corner of 4 x 4 pixels beyond any finite coordinate");
 }
 
+/* The fuzzers' reproducer corpus/dem_gdal/NAME refused as invalid, saying
+ * `why`. */
+static void expect_reproducer_refused(const char *name, const char *why)
+{
+	char p[PATH_MAX];
+	struct west_dem g;
+
+	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dem_gdal/%s", WEST_SRCDIR, name);
+	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p, why);
+}
+
 /* A geographic CRS identified as a geocentric one (GeographicTypeGeoKey
  * 4342, EST97 geocentric): PROJ before 9.3.1 crashes transforming it (a
  * null pointer in createOperations; Debian 12's gdalinfo crashes on the
@@ -891,13 +902,8 @@ Test(gdal_bad, extent_beyond_finite_coordinates)
  * write such a key, so it is not made here). */
 Test(gdal_bad, geographic_crs_with_a_geocentric_id)
 {
-	char p[PATH_MAX];
-	struct west_dem g;
-
-	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dem_gdal/geographic_id_geocentric.tif",
-		 WEST_SRCDIR);
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    "is identified as EPSG:4342, which is a geocentric CRS (EST97)");
+	expect_reproducer_refused("geographic_id_geocentric.tif",
+				  "is identified as EPSG:4342, which is a geocentric CRS (EST97)");
 }
 
 /* The same for the base geographic CRS of a projected one: 'WGS 84 / UTM
@@ -907,13 +913,8 @@ Test(gdal_bad, geographic_crs_with_a_geocentric_id)
  * set up the warp to the configured zone); the file is its reproducer. */
 Test(gdal_bad, projected_crs_on_a_geocentric_base_id)
 {
-	char p[PATH_MAX];
-	struct west_dem g;
-
-	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dem_gdal/utm_base_id_geocentric.tif",
-		 WEST_SRCDIR);
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    "the base geographic CRS 'IGS97' is identified as EPSG:9001, which is a geocentric CRS");
+	expect_reproducer_refused("utm_base_id_geocentric.tif", "the base geographic CRS 'IGS97' "
+				  "is identified as EPSG:9001, which is a geocentric CRS");
 }
 
 /* A raster whose CRS is geocentric (IGS97, EPSG 9001: earth-centred x, y,
@@ -922,12 +923,8 @@ Test(gdal_bad, projected_crs_on_a_geocentric_base_id)
  * a stack overflow in libproj; the file is its reproducer. */
 Test(gdal_bad, geocentric_crs)
 {
-	char p[PATH_MAX];
-	struct west_dem g;
-
-	snprintf(p, sizeof p, "%s/tests/fuzz/corpus/dem_gdal/geocentric_crs.tif", WEST_SRCDIR);
-	expect_fail(load(p, &g), WEST_ERR_INVALID, &g, p,
-		    "is geocentric (earth-centred x, y, z), not a map projection");
+	expect_reproducer_refused("geocentric_crs.tif",
+				  "is geocentric (earth-centred x, y, z), not a map projection");
 }
 
 Test(gdal_bad, complex_values)
