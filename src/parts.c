@@ -53,13 +53,36 @@ static enum west_status joined(const struct west_parts *ps, enum west_status st)
 /* ------------------------------------------------------ MPI messages */
 
 /*
- * Between ranks (CPU partitions: host memory), `count` runs of n floats,
- * `pitch` floats apart, go straight from and into the arrays as one
- * message (an MPI vector type).  Messages between two ranks arrive in the
- * order they were sent, and every rank takes the same steps, so one tag
- * does.
+ * Between ranks, `count` runs of n floats, `pitch` floats apart, travel as
+ * one message.  From and into host memory (CPU partitions, and rank 0's
+ * whole field) they go straight from and into the arrays (an MPI vector
+ * type).  From and into a partition's device memory (GPU ranks: the set is
+ * `staged`) they are packed by the partition's table (k, its device bound)
+ * into a page-locked buffer, contiguous, and unpacked from one on arrival.
+ * Messages between two ranks arrive in the order they were sent, and every
+ * rank takes the same steps, so one tag does.
  */
 #ifdef WEST_HAVE_MPI
+/* A rank's messages: the halo rows in flight (west_parts_halo_post: one
+ * each way with each of two neighbours at most; the staged ones' arrival
+ * places, unpacked by halo_wait) and the staging buffers, one per message
+ * in flight and two for the blocking ones. */
+#define PENDING_MAX 4
+#define BLOCKING_BUF PENDING_MAX
+struct wire {
+	int n;
+	MPI_Request req[PENDING_MAX];
+	MPI_Datatype type[PENDING_MAX];   /* MPI_DATATYPE_NULL when staged */
+	struct {
+		const struct west_kernel_ops *k;   /* NULL: nothing to unpack */
+		float *at;
+		size_t count, n, pitch;
+	} in[PENDING_MAX];
+	float *buf[PENDING_MAX + 2];
+	size_t cap[PENDING_MAX + 2];       /* floats */
+	const struct west_kernel_ops *ops;  /* the buffers' host_alloc */
+};
+
 static MPI_Datatype runs(size_t count, size_t n, size_t pitch)
 {
 	MPI_Datatype t;
@@ -76,17 +99,79 @@ static enum west_status mpi_done(int rc, const char *what)
 	return WEST_ERR_IO;
 }
 
-static enum west_status send_runs(const float *p, size_t count, size_t n, size_t pitch,
-				  int to)
+static void wire_free(struct wire *w)
 {
+	for (int i = 0; w && i < PENDING_MAX + 2; i++)
+		if (w->ops && w->ops->host_free)
+			w->ops->host_free(w->buf[i]);
+		else
+			free(w->buf[i]);
+	free(w);
+}
+
+/* Buffer i of at least `floats` floats (NULL when out of memory). */
+static float *buffer(const struct west_parts *ps, int i, size_t floats)
+{
+	struct wire *w = ps->pending;
+	if (w->cap[i] >= floats)
+		return w->buf[i];
+	if (w->ops->host_free)
+		w->ops->host_free(w->buf[i]);
+	else
+		free(w->buf[i]);
+	w->buf[i] = w->ops->host_alloc ? w->ops->host_alloc(floats * sizeof(float)) :
+					 malloc(floats * sizeof(float));
+	w->cap[i] = w->buf[i] ? floats : 0;
+	if (!w->buf[i])
+		west_log(WEST_LOG_ERR, "partitions: no memory to stage %zu floats", floats);
+	return w->buf[i];
+}
+
+/* The runs at p of table k's memory into (pack) or from (!pack) the
+ * contiguous host buffer buf, done when it returns. */
+static enum west_status stage(const struct west_kernel_ops *k, int pack, float *p,
+			      float *buf, size_t count, size_t n, size_t pitch)
+{
+	char err[WEST_ERRLEN];
+	size_t f = sizeof *p;
+	enum west_status st = pack ? k->copy2d(buf, n * f, p, pitch * f, n * f, count, err,
+					       sizeof err)
+				   : k->copy2d(p, pitch * f, buf, n * f, n * f, count, err,
+					       sizeof err);
+	if (!st && k->sync)
+		st = k->sync();
+	else if (st)
+		west_log(WEST_LOG_ERR, "partitions: staging rows: %s", err);
+	return st;
+}
+
+/* Runs at p (of table k's memory; NULL: host memory) to rank `to`. */
+static enum west_status send_runs(const struct west_parts *ps, const struct west_kernel_ops *k,
+				  const float *p, size_t count, size_t n, size_t pitch, int to)
+{
+	if (k) {
+		float *b = buffer(ps, BLOCKING_BUF, count * n);
+		enum west_status st = b ? stage(k, 1, (float *)p, b, count, n, pitch) :
+					  WEST_ERR_NOMEM;
+		return st ? st : mpi_done(MPI_Send(b, (int)(count * n), MPI_FLOAT, to, 0,
+						   MPI_COMM_WORLD), "send");
+	}
 	MPI_Datatype t = runs(count, n, pitch);
 	int rc = MPI_Send(p, 1, t, to, 0, MPI_COMM_WORLD);
 	MPI_Type_free(&t);
 	return mpi_done(rc, "send");
 }
 
-static enum west_status recv_runs(float *p, size_t count, size_t n, size_t pitch, int from)
+static enum west_status recv_runs(const struct west_parts *ps, const struct west_kernel_ops *k,
+				  float *p, size_t count, size_t n, size_t pitch, int from)
 {
+	if (k) {
+		float *b = buffer(ps, BLOCKING_BUF, count * n);
+		enum west_status st = b ? mpi_done(MPI_Recv(b, (int)(count * n), MPI_FLOAT, from,
+							    0, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+						   "receive") : WEST_ERR_NOMEM;
+		return st ? st : stage(k, 0, p, b, count, n, pitch);
+	}
 	MPI_Datatype t = runs(count, n, pitch);
 	int rc = MPI_Recv(p, 1, t, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	MPI_Type_free(&t);
@@ -94,9 +179,21 @@ static enum west_status recv_runs(float *p, size_t count, size_t n, size_t pitch
 }
 
 /* Runs from sp to rank `with`, and as many from it into rp, at once. */
-static enum west_status swap_runs(const float *sp, size_t spitch, float *rp, size_t rpitch,
+static enum west_status swap_runs(const struct west_parts *ps, const struct west_kernel_ops *k,
+				  const float *sp, size_t spitch, float *rp, size_t rpitch,
 				  size_t count, size_t n, int with)
 {
+	if (k) {
+		float *s = buffer(ps, BLOCKING_BUF, count * n),
+		      *r = buffer(ps, BLOCKING_BUF + 1, count * n);
+		enum west_status st = s && r ? stage(k, 1, (float *)sp, s, count, n, spitch) :
+					       WEST_ERR_NOMEM;
+		if (!st)
+			st = mpi_done(MPI_Sendrecv(s, (int)(count * n), MPI_FLOAT, with, 0, r,
+						   (int)(count * n), MPI_FLOAT, with, 0,
+						   MPI_COMM_WORLD, MPI_STATUS_IGNORE), "exchange");
+		return st ? st : stage(k, 0, rp, r, count, n, rpitch);
+	}
 	MPI_Datatype ts = runs(count, n, spitch), tr = runs(count, n, rpitch);
 	int rc = MPI_Sendrecv(sp, 1, ts, with, 0, rp, 1, tr, with, 0, MPI_COMM_WORLD,
 			      MPI_STATUS_IGNORE);
@@ -105,35 +202,60 @@ static enum west_status swap_runs(const float *sp, size_t spitch, float *rp, siz
 	return mpi_done(rc, "exchange");
 }
 
-/* The messages a rank has in flight (west_parts_halo_post): a halo row
- * each way with each of its two neighbours at most. */
-#define PENDING_MAX 4
-struct pending {
-	int n;
-	MPI_Request req[PENDING_MAX];
-	MPI_Datatype type[PENDING_MAX];
-};
-
-/* Post the runs of swap_runs without waiting: into ps->pending. */
-static enum west_status post_runs(struct west_parts *ps, const float *sp, size_t spitch,
-				  float *rp, size_t rpitch, size_t count, size_t n, int with)
+/* Post the runs of swap_runs without waiting (west_parts_halo_wait waits,
+ * and unpacks what arrived staged). */
+static enum west_status post_runs(struct west_parts *ps, const struct west_kernel_ops *k,
+				  const float *sp, size_t spitch, float *rp, size_t rpitch,
+				  size_t count, size_t n, int with)
 {
-	struct pending *m = ps->pending;
-	int rc;
+	struct wire *m = ps->pending;
+	int r = m->n, s = m->n + 1, rc;
+	float *rb = rp, *sb = (float *)sp;
+	int len = 1;
+	enum west_status st;
 
-	if (!m && !(m = ps->pending = calloc(1, sizeof *m)))
-		return WEST_ERR_NOMEM;
 	if (m->n + 2 > PENDING_MAX)
 		abort();   /* more than two neighbours: not a cut into slabs */
-	m->type[m->n] = runs(count, n, rpitch);
-	rc = MPI_Irecv(rp, 1, m->type[m->n], with, 0, MPI_COMM_WORLD, &m->req[m->n]);
+	m->in[r].k = NULL, m->in[s].k = NULL;
+	if (k) {
+		if (!(rb = buffer(ps, r, count * n)) || !(sb = buffer(ps, s, count * n)))
+			return WEST_ERR_NOMEM;
+		if ((st = stage(k, 1, (float *)sp, sb, count, n, spitch)))
+			return st;
+		m->in[r].k = k, m->in[r].at = rp;
+		m->in[r].count = count, m->in[r].n = n, m->in[r].pitch = rpitch;
+		m->type[r] = m->type[s] = MPI_DATATYPE_NULL;
+		len = (int)(count * n);
+	} else
+		m->type[r] = runs(count, n, rpitch), m->type[s] = runs(count, n, spitch);
+	rc = MPI_Irecv(rb, len, k ? MPI_FLOAT : m->type[r], with, 0, MPI_COMM_WORLD,
+		       &m->req[r]);
 	m->n++;
 	if (rc != MPI_SUCCESS)
 		return mpi_done(rc, "receive");
-	m->type[m->n] = runs(count, n, spitch);
-	rc = MPI_Isend(sp, 1, m->type[m->n], with, 0, MPI_COMM_WORLD, &m->req[m->n]);
+	rc = MPI_Isend(sb, len, k ? MPI_FLOAT : m->type[s], with, 0, MPI_COMM_WORLD,
+		       &m->req[s]);
 	m->n++;
 	return mpi_done(rc, "send");
+}
+
+/* Wait for the posted messages, and unpack the staged ones. */
+static enum west_status wait_runs(struct west_parts *ps)
+{
+	struct wire *m = ps->pending;
+	enum west_status st;
+	if (!m || !m->n)
+		return WEST_OK;
+	st = mpi_done(MPI_Waitall(m->n, m->req, MPI_STATUSES_IGNORE), "wait");
+	for (int i = 0; i < m->n; i++) {
+		if (m->type[i] != MPI_DATATYPE_NULL)
+			MPI_Type_free(&m->type[i]);
+		if (!st && m->in[i].k)
+			st = stage(m->in[i].k, 0, m->in[i].at, m->buf[i], m->in[i].count,
+				   m->in[i].n, m->in[i].pitch);
+	}
+	m->n = 0;
+	return st;
 }
 #else
 static enum west_status no_mpi(void)
@@ -142,6 +264,14 @@ static enum west_status no_mpi(void)
 	return WEST_ERR_UNSUPPORTED;
 }
 #endif
+
+/* The table that packs q's rows for messages when its arrays are device
+ * memory (ps->staged), else NULL: straight from and into them. */
+static const struct west_kernel_ops *staged(const struct west_parts *ps,
+					    const struct west_part *q)
+{
+	return ps->staged ? q->ops : NULL;
+}
 
 /* The start of rows [j0, ...) of colour c of per-colour array a of level l
  * (local row 0 = row jg): the first of l->nz runs, hx * l->ny apart. */
@@ -177,12 +307,16 @@ static enum west_status move_rows(const struct west_parts *ps, const struct west
 		return st;
 	}
 #ifdef WEST_HAVE_MPI
-	if (mine(ps, s))
-		return send_runs(row_at(sa, sl, sjg, c, j0), sl->nz, (j1 - j0) * sl->hx,
-				 sl->hx * sl->ny, d->rank);
-	if (mine(ps, d))
-		return recv_runs(row_at(da, dl, djg, c, j0), dl->nz, (j1 - j0) * dl->hx,
-				 dl->hx * dl->ny, s->rank);
+	if (mine(ps, s)) {
+		bind(ps, s);
+		return send_runs(ps, staged(ps, s), row_at(sa, sl, sjg, c, j0), sl->nz,
+				 (j1 - j0) * sl->hx, sl->hx * sl->ny, d->rank);
+	}
+	if (mine(ps, d)) {
+		bind(ps, d);
+		return recv_runs(ps, staged(ps, d), row_at(da, dl, djg, c, j0), dl->nz,
+				 (j1 - j0) * dl->hx, dl->hx * dl->ny, s->rank);
+	}
 	return WEST_OK;
 #else
 	return no_mpi();
@@ -377,7 +511,7 @@ static enum west_status weights(const struct west_parts *ps,
 		return WEST_OK;
 	}
 #ifdef WEST_HAVE_MPI
-	w[ps->me] = speed(ops[ps->me], 0);
+	w[ps->me] = speed(ops[ps->me], ps->part[ps->me].dev);
 	MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w, 1, MPI_DOUBLE, MPI_COMM_WORLD);
 	number_list(line, sizeof line, w, ps->n, 1e-6);
 	west_log(WEST_LOG_INFO, "partitions: the ranks' speeds (M cell-sweeps/s): %s; "
@@ -570,13 +704,13 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 			return west_fail(err, errlen, WEST_ERR_INVALID,
 					 "partitions: %d slabs over %d MPI ranks (one each)", n,
 					 west_ranks_count());
-		if (strcmp(ops[0]->backend, "cpu"))
-			return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-					 "partitions: MPI ranks on %s are not built yet (cpu)",
-					 ops[0]->backend);
 		ps->me = west_ranks_me();
 		for (int p = 0; p < n; p++)
 			ps->part[p].rank = p;
+		/* rows in device memory travel through host buffers; the CPU's
+		 * too when WEST_MPI_STAGE is 1 (tests/mpi_ranks.sh runs both) */
+		const char *e = getenv("WEST_MPI_STAGE");
+		ps->staged = ops[0]->sync != NULL || (e && !strcmp(e, "1"));
 	}
 	for (int p = 1; p < n; p++)
 		if (strcmp(ops[p]->backend, ops[0]->backend))
@@ -586,9 +720,11 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 					 ops[0]->backend);
 	if (!po)
 		po = &dflt;
-	for (int p = 0; p < n; p++) {   /* the partitions' devices, each once */
-		int d = 0;
+	for (int p = 0; p < n; p++) {   /* the partitions' devices, each once: */
+		int d = 0;                  /* this rank's only, under mpirun */
 		ps->part[p].dev = po->dev[p];
+		if (!mine(ps, &ps->part[p]))
+			continue;
 		while (d < ps->ndev && ps->devs[d] != po->dev[p])
 			d++;
 		if (d == ps->ndev)
@@ -623,7 +759,15 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	 * (solvers.c) */
 	ps->sums = ops[0]->host_alloc ? ops[0]->host_alloc(g->ny * sizeof *ps->sums) :
 					malloc(g->ny * sizeof *ps->sums);
-	if (!(ps->stage = malloc(2 * g->nx * g->nz * sizeof *ps->stage)) || !ps->sums) {
+	int no_wire = 0;   /* a rank's messages (parts.c, struct wire) */
+#ifdef WEST_HAVE_MPI
+	struct wire *m = west_ranks_count() > 1 ? calloc(1, sizeof *m) : NULL;
+	if ((ps->pending = m))
+		m->ops = ops[0];
+	no_wire = west_ranks_count() > 1 && !m;
+#endif
+	if (!(ps->stage = malloc(2 * g->nx * g->nz * sizeof *ps->stage)) || !ps->sums ||
+	    no_wire) {
 		west_parts_free(ps);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
 	}
@@ -668,7 +812,9 @@ void west_parts_free(struct west_parts *ps)
 		if (q->ops)
 			free_part(q);
 	free(ps->stage);
-	free(ps->pending);
+#ifdef WEST_HAVE_MPI
+	wire_free(ps->pending);
+#endif
 	memset(ps, 0, sizeof *ps);
 }
 
@@ -735,10 +881,12 @@ static enum west_status gather_planes(const struct west_parts *ps, const struct 
 				      n * sizeof *src, planes, err, errlen);
 	}
 #ifdef WEST_HAVE_MPI
-	if (mine(ps, q))
-		return send_runs(src, planes, n, sp, ps->part[0].rank);
-	if (root)
-		return recv_runs(dst, planes, n, dp, q->rank);
+	if (mine(ps, q)) {
+		bind(ps, q);
+		return send_runs(ps, staged(ps, q), src, planes, n, sp, ps->part[0].rank);
+	}
+	if (root)   /* into the whole field: host memory */
+		return recv_runs(ps, NULL, dst, planes, n, dp, q->rank);
 	return WEST_OK;
 #else
 	return no_mpi();
@@ -836,7 +984,7 @@ static enum west_status share_norms(struct west_parts *ps, double norms[WEST_MAX
 static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 {
 	const struct west_kernel_ops *k = ps->part[0].ops;
-	int side = post && k->post;
+	int side = post && k->post && west_ranks_count() < 2;
 	enum west_status st = side ? k->post(ps->devs, ps->ndev) : join(ps);
 
 	if (side && !st)
@@ -862,8 +1010,11 @@ static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 		if (!l)
 			continue;
 		float *sp = row_at(l->e, l, q->jg[L], c, out), *rp = row_at(l->e, l, q->jg[L], c, in);
-		st = post ? post_runs(ps, sp, l->hx * l->ny, rp, l->hx * l->ny, l->nz, l->hx, with)
-			  : swap_runs(sp, l->hx * l->ny, rp, l->hx * l->ny, l->nz, l->hx, with);
+		bind(ps, q);
+		st = post ? post_runs(ps, staged(ps, q), sp, l->hx * l->ny, rp, l->hx * l->ny,
+				      l->nz, l->hx, with)
+			  : swap_runs(ps, staged(ps, q), sp, l->hx * l->ny, rp, l->hx * l->ny,
+				      l->nz, l->hx, with);
 #else
 		(void)post;
 #endif
@@ -898,15 +1049,11 @@ enum west_status west_parts_halo_wait(struct west_parts *ps)
 		return spent(ps, t0, st);
 	}
 #ifdef WEST_HAVE_MPI
-	struct pending *m = ps->pending;
 	double t0 = clock_now();
-	if (!m || !m->n)
-		return WEST_OK;
-	st = mpi_done(MPI_Waitall(m->n, m->req, MPI_STATUSES_IGNORE), "wait");
-	for (int i = 0; i < m->n; i++)
-		MPI_Type_free(&m->type[i]);
-	m->n = 0;
-	st = spent(ps, t0, st);
+	for (struct west_part *q = ps->part; q < ps->part + ps->n; q++)
+		if (mine(ps, q))
+			bind(ps, q);   /* this rank's: the staged rows' device */
+	st = spent(ps, t0, wait_runs(ps));
 #else
 	(void)ps;
 #endif
@@ -967,18 +1114,31 @@ static enum west_status merge_v(struct west_parts *ps, int c)
 		struct west_part *q = mine(ps, lo) ? lo : mine(ps, up) ? up : NULL;
 		if (!q)
 			continue;
-		/* host memory (the CPU's): the other side's row into the stage,
-		 * then each face from the side whose cell moved it */
+		/* the other side's row into the stage, then each face from the
+		 * side whose cell moved it: in q's rows (host memory), or in a
+		 * copy of them brought up from its device and put back */
 		int keep_lower = q == lo;
-		if ((st = swap_runs(face_row(q, nx, b, 0), nx * (q->wk.kg.ny + 1), ps->stage, nx,
-				    nz, nx, keep_lower ? up->rank : lo->rank)))
+		size_t pitch = nx * (q->wk.kg.ny + 1), rp = pitch;
+		float *rows = face_row(q, nx, b, 0), *mine_rows = rows;
+		bind(ps, q);
+		if (ps->staged) {
+			if (!(mine_rows = buffer(ps, BLOCKING_BUF + 1, nz * nx)))
+				return WEST_ERR_NOMEM;
+			if ((st = stage(q->ops, 1, rows, mine_rows, nz, nx, pitch)))
+				break;
+			rp = nx;
+		}
+		if ((st = swap_runs(ps, NULL, mine_rows, rp, ps->stage, nx, nz, nx,
+				    keep_lower ? up->rank : lo->rank)))
 			break;
 		for (size_t k = 0; k < nz; k++) {
-			float *row = face_row(q, nx, b, k), *other = ps->stage + nx * k;
+			float *row = mine_rows + rp * k, *other = ps->stage + nx * k;
 			for (size_t i = 0; i < nx; i++)
 				if (((int)((i + b - 1 + k) & 1) == c) != keep_lower)
 					row[i] = other[i];
 		}
+		if (ps->staged && (st = stage(q->ops, 0, rows, mine_rows, nz, nx, pitch)))
+			break;
 #endif
 	}
 	return st;

@@ -105,7 +105,10 @@ struct west_parts {
 				       west_parts_overlaps */
 	int side;                   /* copies posted on the side streams
 				       (ops->post) that halo_wait ends */
-	void *pending;              /* messages in flight (parts.c) */
+	void *pending;              /* a rank's messages: those in flight and
+				       the staging buffers (parts.c) */
+	int staged;                 /* rows between ranks go through host
+				       buffers: the arrays are device memory */
 	double exchange_seconds;    /* wall time in the exchanges below since
 				       the solve began */
 };
