@@ -831,8 +831,6 @@ int westd_rank_serve(struct westd *d)
 	struct west_solve_opts o;
 	struct west_field f = { 0 };
 	char err[WEST_ERRLEN];
-	void *state = NULL;
-	const struct west_backend *be = &west_backend_cpu;
 	int me = west_ranks_me();
 	sigset_t stop;
 
@@ -841,22 +839,25 @@ int westd_rank_serve(struct westd *d)
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM), sigaddset(&stop, SIGINT), sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
-	if (load_grid(d, &d->conf, &g, err, sizeof err) || be->init(&state, err, sizeof err) ||
-	    be->upload_terrain(state, &g->g, err, sizeof err)) {
+	/* the backend rank 0 takes (config backend: cpu, or cuda on each
+	 * rank's GPU), for this rank's slab */
+	if (load_grid(d, &d->conf, &g, err, sizeof err) ||
+	    (d->grid = g, open_backend(d, err, sizeof err))) {
 		west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
 		west_ranks_abort(1);
 	}
 	west_field_shape(&f, &g->g);   /* the slab's own is in the partition set */
 	west_log(WEST_LOG_NOTICE, "rank %d: solving with rank 0", me);
 	while (west_ranks_wait(&set, &o, err, sizeof err))
-		if (be->run(state, &set, &o, &f, NULL, NULL, err, sizeof err)) {
+		if (d->be->run(d->state, &set, &o, &f, NULL, NULL, err, sizeof err)) {
 			/* rank 0 may be waiting for this one: end them all */
 			west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
 			west_ranks_abort(1);
 		}
 	west_field_free(&f);
 	west_obs_set_free(&set);
-	be->free(state);
+	d->be->free(d->state);
+	d->state = NULL, d->grid = NULL;
 	west_shared_grid_release(g);
 	west_log(WEST_LOG_NOTICE, "rank %d: stopped", me);
 	return 0;

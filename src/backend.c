@@ -73,12 +73,11 @@ enum west_status west_backend_choice_of(const struct west_config *c,
 	*out = (enum west_backend_choice)c->backend;
 	if (west_devices_parse(c->devices, &d, why, sizeof why))
 		return west_fail(err, errlen, WEST_ERR_INVALID, "devices: %s", why);
+	/* under mpirun every rank takes the one backend asked for (auto: the
+	 * CPU, which every host has); with cuda each rank a GPU of its host
+	 * (backend_cuda.c) */
 	if (west_ranks_count() > 1 && *out == WEST_BACKEND_AUTO)
-		*out = WEST_BACKEND_CPU;   /* MPI ranks compute on their CPUs */
-	if (west_ranks_count() > 1 && *out == WEST_BACKEND_CUDA)
-		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-				 "backend = cuda under mpirun: MPI ranks with GPUs are not built "
-				 "yet (backend = cpu or auto)");
+		*out = WEST_BACKEND_CPU;
 	if (!d.n || west_ranks_count() > 1)   /* under mpirun: a slab per rank */
 		return WEST_OK;
 	want = d.cuda ? WEST_BACKEND_CUDA : WEST_BACKEND_CPU;

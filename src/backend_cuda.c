@@ -4,6 +4,10 @@
  * probe then reports why CUDA is unusable and auto selection falls back to
  * the CPU.  Device 0 is used; a solve in slabs (config devices, parts.h)
  * may put them on other devices too (cuda_peers, cuda_bind, cuda_join).
+ * Under mpirun (ranks.h) each rank uses one GPU of its host, its number
+ * among the host's ranks modulo the host's GPUs (CUDA_VISIBLE_DEVICES
+ * chooses others), holds its slab there, and moves rows to the other
+ * ranks through page-locked host buffers (parts.c).
  *
  * Residency: upload_terrain copies the terrain altitudes and the level
  * arrays, builds the land mask and the transparencies on the device (WEST
@@ -54,6 +58,8 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "ranks.h"
+#include "ranks_nccl.h"
 
 #define STAGE_BYTES ((size_t)8 << 20)   /* each of the two download buffers */
 #define MIN_STATIONS 16
@@ -464,6 +470,13 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.wait = cuda_wait,
 	.host_alloc = pinned_alloc,
 	.host_free = pinned_free,
+#ifdef WEST_RANKS_NCCL
+	.ranks_open = west_ranks_nccl_open,
+	.ranks_close = west_ranks_nccl_close,
+	.ranks_group = west_ranks_nccl_group,
+	.ranks_rows = west_ranks_nccl_rows,
+	.ranks_wait = west_ranks_nccl_wait,
+#endif
 };
 
 /* -------------------------------------------------------------- state */
@@ -494,6 +507,11 @@ static enum west_status cuda_init(void **state, char *err, size_t errlen)
 	    !env_switch("WEST_CUDA_INDEX64", 0, &s->index64, err, errlen))
 		return WEST_ERR_INVALID;
 	west_pot_cuda_wide(s->index64);
+	if (west_ranks_count() > 1) {   /* this rank's GPU: see the top */
+		int count = 0;
+		WEST_CUDA_TRY(cudaGetDeviceCount(&count), err, errlen);
+		s->device = count > 0 ? west_ranks_local() % count : 0;
+	}
 	WEST_CUDA_TRY(cudaSetDevice(s->device), err, errlen);
 	WEST_CUDA_TRY(cudaGetDeviceProperties(&p, s->device), err, errlen);
 	snprintf(s->name, sizeof s->name, "%s", p.name);
@@ -680,6 +698,10 @@ static enum west_status cuda_plan(void *state, const struct west_solve_opts *o, 
 	struct cuda_state *s = state;
 	s->slabs = o->partitions > 1 ? o->partitions : 0;
 	memcpy(s->slab_dev, o->device, sizeof s->slab_dev);
+	if (west_ranks_count() > 1) {   /* one slab a rank, each on its rank's GPU */
+		s->slab_dev[west_ranks_me()] = s->device;
+		return WEST_OK;
+	}
 	return s->slabs ? cuda_peers(o->device, o->partitions, err, errlen) : WEST_OK;
 }
 
@@ -930,8 +952,12 @@ static enum west_status run_parts(struct cuda_state *s, const struct west_obs_se
 				  west_progress_fn progress, void *ctx, double t0, char *err,
 				  size_t errlen)
 {
-	enum west_status rc = west_parts_solve(&s->parts, s->grid, &west_kernels_cuda, obs, o, f,
-					       progress, ctx, err, errlen);
+	struct west_solve_opts ro = *o;
+	if (west_ranks_count() > 1)   /* under mpirun: this rank's slab on its GPU */
+		for (int p = 0; p < WEST_MAX_PARTS; p++)
+			ro.device[p] = s->device;
+	enum west_status rc = west_parts_solve(&s->parts, s->grid, &west_kernels_cuda, obs, &ro,
+					       f, progress, ctx, err, errlen);
 	cudaError_t e = cudaSetDevice(s->device);   /* the set's were bound in turn */
 	if (!rc && e != cudaSuccess)
 		rc = west_fail(err, errlen, WEST_ERR_CUDA, "cudaSetDevice(%d): %s", s->device,
@@ -994,6 +1020,11 @@ static void cuda_describe(void *state, char *buf, size_t len)
 			 (double)s->total_mem / 1073741824.0, s->graphs ? "" : ", no graphs",
 			 s->uv_early ? "" : ", the field after the run",
 			 s->index64 ? ", 64-bit indices" : "");
+	if (west_ranks_count() > 1 && n > 0 && (size_t)n < len) {
+		snprintf(buf + n, len - (size_t)n, "; a slab on each of %d MPI ranks' GPUs "
+			 "(rank %d's on this device)", west_ranks_count(), west_ranks_me());
+		return;
+	}
 	for (int p = 0; p < s->slabs && n > 0 && (size_t)n < len; p++)   /* planned */
 		n += snprintf(buf + n, len - (size_t)n, "%scuda:%d", p ? "," : "; slabs on ",
 			      s->slab_dev[p]);

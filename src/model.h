@@ -190,6 +190,25 @@ struct west_kernel_ops {
 	 * on CUDA; NULL: malloc's will do). */
 	void *(*host_alloc)(size_t bytes);
 	void (*host_free)(void *p);
+	/*
+	 * Rows between MPI ranks straight between the ranks' devices (NCCL,
+	 * ranks_nccl.h; NULL where there is none, and ranks_open fails,
+	 * saying why, where a rank cannot start it: parts.c then stages the
+	 * rows through host memory).  ranks_open makes the ranks'
+	 * communicator (every rank calls it, in the same order); ranks_rows
+	 * queues after what the calling thread queued before the sending
+	 * (send) or the receiving of `count` runs of n floats `pitch` apart at
+	 * p to or from rank `peer`; the calls between ranks_group(c, 1, side)
+	 * and ranks_group(c, 0, side) are one group (a send and a receive at
+	 * once), which with side set goes on a second stream beside the
+	 * thread's kernels until ranks_wait(c) joins it.
+	 */
+	enum west_status (*ranks_open)(void **comm, char *err, size_t errlen);
+	void (*ranks_close)(void *comm);
+	enum west_status (*ranks_group)(void *comm, int begin, int side);
+	enum west_status (*ranks_rows)(void *comm, int send, float *p, size_t count, size_t n,
+				       size_t pitch, int peer);
+	enum west_status (*ranks_wait)(void *comm);
 };
 extern const struct west_kernel_ops west_kernels_cpu;    /* backend_cpu.c */
 extern const struct west_kernel_ops west_kernels_cpu_ref;  /* its references alone */

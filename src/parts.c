@@ -239,11 +239,30 @@ static enum west_status post_runs(struct west_parts *ps, const struct west_kerne
 	return mpi_done(rc, "send");
 }
 
+/* Runs from sp to rank `with` and as many from it into rp, both of q's
+ * device memory, through the set's communicator: one group, on a second
+ * stream when posted (wait_runs joins it). */
+static enum west_status nccl_swap(struct west_parts *ps, const struct west_part *q,
+				  float *sp, float *rp, size_t pitch, size_t count, size_t n,
+				  int with, int post)
+{
+	const struct west_kernel_ops *k = q->ops;
+	enum west_status st = k->ranks_group(ps->comm, 1, post), end;
+	if (!st)
+		st = k->ranks_rows(ps->comm, 1, sp, count, n, pitch, with);
+	if (!st)
+		st = k->ranks_rows(ps->comm, 0, rp, count, n, pitch, with);
+	end = k->ranks_group(ps->comm, 0, post);
+	return st ? st : end;
+}
+
 /* Wait for the posted messages, and unpack the staged ones. */
 static enum west_status wait_runs(struct west_parts *ps)
 {
 	struct wire *m = ps->pending;
 	enum west_status st;
+	if (ps->comm)
+		return west_parts_mine(ps)->ops->ranks_wait(ps->comm);
 	if (!m || !m->n)
 		return WEST_OK;
 	st = mpi_done(MPI_Waitall(m->n, m->req, MPI_STATUSES_IGNORE), "wait");
@@ -265,6 +284,7 @@ static enum west_status no_mpi(void)
 }
 #endif
 
+#ifdef WEST_HAVE_MPI
 /* The table that packs q's rows for messages when its arrays are device
  * memory (ps->staged), else NULL: straight from and into them. */
 static const struct west_kernel_ops *staged(const struct west_parts *ps,
@@ -272,6 +292,7 @@ static const struct west_kernel_ops *staged(const struct west_parts *ps,
 {
 	return ps->staged ? q->ops : NULL;
 }
+#endif
 
 /* The start of rows [j0, ...) of colour c of per-colour array a of level l
  * (local row 0 = row jg): the first of l->nz runs, hx * l->ny apart. */
@@ -309,11 +330,17 @@ static enum west_status move_rows(const struct west_parts *ps, const struct west
 #ifdef WEST_HAVE_MPI
 	if (mine(ps, s)) {
 		bind(ps, s);
+		if (ps->comm)
+			return s->ops->ranks_rows(ps->comm, 1, row_at(sa, sl, sjg, c, j0), sl->nz,
+						  (j1 - j0) * sl->hx, sl->hx * sl->ny, d->rank);
 		return send_runs(ps, staged(ps, s), row_at(sa, sl, sjg, c, j0), sl->nz,
 				 (j1 - j0) * sl->hx, sl->hx * sl->ny, d->rank);
 	}
 	if (mine(ps, d)) {
 		bind(ps, d);
+		if (ps->comm)
+			return d->ops->ranks_rows(ps->comm, 0, row_at(da, dl, djg, c, j0), dl->nz,
+						  (j1 - j0) * dl->hx, dl->hx * dl->ny, s->rank);
 		return recv_runs(ps, staged(ps, d), row_at(da, dl, djg, c, j0), dl->nz,
 				 (j1 - j0) * dl->hx, dl->hx * dl->ny, s->rank);
 	}
@@ -461,7 +488,8 @@ static void number_list(char *line, size_t size, const double *v, int n, double 
 }
 
 /* The partitions' weights into w: po's, or without them, over MPI ranks
- * each rank's measured speed (every rank gets all, so all cut alike), on
+ * each rank's measured speed (every rank gets all, so all cut alike; in
+ * tenths of the fastest, so that equal hosts or GPUs get even shares), on
  * several devices of one process each device's measured speed shared by
  * the partitions it holds, on one device equal. */
 static enum west_status weights(const struct west_parts *ps,
@@ -511,11 +539,16 @@ static enum west_status weights(const struct west_parts *ps,
 		return WEST_OK;
 	}
 #ifdef WEST_HAVE_MPI
+	double fastest = 0.0;
 	w[ps->me] = speed(ops[ps->me], ps->part[ps->me].dev);
 	MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, w, 1, MPI_DOUBLE, MPI_COMM_WORLD);
 	number_list(line, sizeof line, w, ps->n, 1e-6);
 	west_log(WEST_LOG_INFO, "partitions: the ranks' speeds (M cell-sweeps/s): %s; "
 		 "rows dealt out in proportion", line);
+	for (int p = 0; p < ps->n; p++)
+		fastest = fmax(fastest, w[p]);
+	for (int p = 0; p < ps->n; p++)   /* in tenths, as devices' above */
+		w[p] = fmax(0.1, round(10.0 * w[p] / fastest) / 10.0);
 #endif
 	return WEST_OK;
 }
@@ -658,6 +691,26 @@ static enum west_status tail_first(void *ctx, const struct west_plevel *l, char 
 	return WEST_OK;
 }
 
+/* GPU ranks: their communicator (ops->ranks_open, on every rank) unless
+ * WEST_NCCL is 0; without one, rows go through host buffers (staged). */
+static void open_comm(struct west_parts *ps)
+{
+	const struct west_kernel_ops *k = ps->part[0].ops;
+	const char *e = getenv("WEST_NCCL");
+	char why[WEST_ERRLEN];
+
+	if (west_ranks_count() < 2 || !k->ranks_open || (e && !strcmp(e, "0")))
+		return;
+	for (struct west_part *q = ps->part; q < ps->part + ps->n; q++)
+		if (mine(ps, q))
+			bind(ps, q);
+	if (k->ranks_open(&ps->comm, why, sizeof why))
+		west_log(WEST_LOG_NOTICE, "partitions: rows between GPU ranks through host "
+			 "memory: %s", why);
+	else if (ps->me == 0)
+		west_log(WEST_LOG_INFO, "partitions: rows between GPU ranks through NCCL");
+}
+
 static enum west_status build_tail(struct west_parts *ps, char *err, size_t errlen)
 {
 	struct west_parts *t = calloc(1, sizeof *t);
@@ -771,6 +824,7 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 		west_parts_free(ps);
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
 	}
+	open_comm(ps);
 	EACH(ps, q)
 		if ((st = build_part(ps, q, err, errlen)) ||
 		    (mg && (st = build_mg(ps, q, &plan, err, errlen))))
@@ -804,6 +858,8 @@ void west_parts_free(struct west_parts *ps)
 		free_part(&ps->tail->part[0]);
 		free(ps->tail);
 	}
+	if (ps->comm)   /* before the partitions (their ops) go */
+		ps->part[0].ops->ranks_close(ps->comm);
 	if (ps->sums && ps->part[0].ops->host_free)   /* a built set's: host_alloc's */
 		ps->part[0].ops->host_free(ps->sums);
 	else
@@ -1011,10 +1067,13 @@ static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 			continue;
 		float *sp = row_at(l->e, l, q->jg[L], c, out), *rp = row_at(l->e, l, q->jg[L], c, in);
 		bind(ps, q);
-		st = post ? post_runs(ps, staged(ps, q), sp, l->hx * l->ny, rp, l->hx * l->ny,
-				      l->nz, l->hx, with)
-			  : swap_runs(ps, staged(ps, q), sp, l->hx * l->ny, rp, l->hx * l->ny,
-				      l->nz, l->hx, with);
+		if (ps->comm)   /* a group, beside the kernels when posted */
+			st = nccl_swap(ps, q, sp, rp, l->hx * l->ny, l->nz, l->hx, with, post);
+		else
+			st = post ? post_runs(ps, staged(ps, q), sp, l->hx * l->ny, rp,
+					      l->hx * l->ny, l->nz, l->hx, with)
+				  : swap_runs(ps, staged(ps, q), sp, l->hx * l->ny, rp,
+					      l->hx * l->ny, l->nz, l->hx, with);
 #else
 		(void)post;
 #endif

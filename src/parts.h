@@ -32,11 +32,13 @@
  * starts after the kernels of both sides before it and the kernels after
  * it wait for it; the velocity form's shared faces are merged in host
  * memory.  Under mpirun with N > 1 ranks (ranks.h) a set
- * has N partitions, one per rank, on the CPU backend: a rank holds the
- * arrays of its own partition only, rows move between ranks by MPI
- * messages straight from and into the host arrays, the tail lives on rank
- * 0, and every rank gets every partition's row sums and norms, so that
- * all take the same decisions and rank 0 gets the same field.
+ * has N partitions, one per rank, on the CPU backend or each on its
+ * rank's GPU: a rank holds the arrays of its own partition only, rows
+ * move between ranks by MPI messages straight from and into the host
+ * arrays (CPU) or through page-locked host buffers (GPU: `staged`), the
+ * tail lives on rank 0, and every rank gets every partition's row sums
+ * and norms, so that all take the same decisions and rank 0 gets the
+ * same field.
  */
 
 /* Each partition of ps held by this process, its device bound (the
@@ -109,6 +111,8 @@ struct west_parts {
 				       the staging buffers (parts.c) */
 	int staged;                 /* rows between ranks go through host
 				       buffers: the arrays are device memory */
+	void *comm;                 /* GPU ranks: the rows between devices by
+				       the table's ranks_* (NCCL), or NULL */
 	double exchange_seconds;    /* wall time in the exchanges below since
 				       the solve began */
 };

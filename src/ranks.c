@@ -12,7 +12,7 @@
 #include <mpi.h>
 #endif
 
-static int started, me, count = 1;
+static int started, me, count = 1, local;
 
 #ifdef WEST_HAVE_MPI
 /* Whether an MPI launcher (mpirun, mpiexec, srun) started this process:
@@ -30,8 +30,14 @@ int west_ranks_start(int *argc, char ***argv)
 	if (!started && launched() &&
 	    MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &level) == MPI_SUCCESS) {
 		started = 1;
+		MPI_Comm host;
 		MPI_Comm_rank(MPI_COMM_WORLD, &me);
 		MPI_Comm_size(MPI_COMM_WORLD, &count);
+		if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL,
+					&host) == MPI_SUCCESS) {
+			MPI_Comm_rank(host, &local);
+			MPI_Comm_free(&host);
+		}
 		if (level < MPI_THREAD_SERIALIZED && count > 1) {
 			west_log(WEST_LOG_ERR, "MPI gives thread level %d, below "
 				 "MPI_THREAD_SERIALIZED: ranks are not used", level);
@@ -50,7 +56,7 @@ void west_ranks_stop(void)
 	if (started)
 		MPI_Finalize();
 #endif
-	started = 0, me = 0, count = 1;
+	started = 0, me = 0, count = 1, local = 0;
 }
 
 int west_ranks_me(void)
@@ -61,6 +67,33 @@ int west_ranks_me(void)
 int west_ranks_count(void)
 {
 	return count;
+}
+
+int west_ranks_local(void)
+{
+	return local;
+}
+
+void west_ranks_bcast(void *p, size_t bytes)
+{
+#ifdef WEST_HAVE_MPI
+	if (count > 1)
+		MPI_Bcast(p, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+#else
+	(void)p, (void)bytes;
+#endif
+}
+
+int west_ranks_all(int ok)
+{
+#ifdef WEST_HAVE_MPI
+	int all = ok != 0;
+	if (count > 1)
+		MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+	return all;
+#else
+	return ok;
+#endif
 }
 
 void west_ranks_abort(int code)

@@ -28,6 +28,13 @@ void west_ranks_stop(void);
  * or without MPI). */
 int west_ranks_me(void);
 int west_ranks_count(void);
+/* This rank's number among the ranks of its host (MPI's shared-memory
+ * communicator; 0 without MPI): GPU ranks take GPU local % count. */
+int west_ranks_local(void);
+/* Rank 0's `bytes` at p into every rank's p (MPI_Bcast); whether ok is
+ * set on every rank (MPI_Allreduce); without ranks, nothing and ok. */
+void west_ranks_bcast(void *p, size_t bytes);
+int west_ranks_all(int ok);
 /* End every rank with exit status code (MPI_Abort; exit without MPI). */
 void west_ranks_abort(int code);
 /*

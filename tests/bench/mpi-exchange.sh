@@ -11,6 +11,10 @@
 #   e.g. tests/bench/mpi-exchange.sh build/cpu 2 9 --set resolution=25
 # Terrain data/default.asc, observations data/obs/default.json; RANKS
 # (default 2) ranks of one OpenMP thread each; RUNS (default 7) of each.
+# BACKEND=cuda in the environment runs GPU ranks (each on a GPU of its
+# host, docs/operations.md) against one process on one GPU, and adds the
+# overlapped exchange with the rows staged through host memory
+# (WEST_NCCL=0) beside the NCCL one; default cpu.
 set -eu
 build=${1:?usage: $0 BUILD_DIR [RANKS [RUNS [--set KEY=VALUE]...]]}
 ranks=${2:-2}
@@ -25,36 +29,44 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-args="run --terrain $top/data/default.asc --obs $top/data/obs/default.json --backend cpu
-	--out $tmp/f.nc --json"
+args="run --terrain $top/data/default.asc --obs $top/data/obs/default.json
+	--backend ${BACKEND:-cpu} --out $tmp/f.nc --json"
 
-# run KIND [--set ...]: overlap or blocking under mpirun, or process alone
+# run KIND [--set ...]: overlap, blocking or staged (overlap, WEST_NCCL=0)
+# under mpirun, or process alone
 run() {
 	kind=$1
 	shift
 	if [ "$kind" = process ]; then
 		OMP_NUM_THREADS=$ranks "$west" $args "$@"
+	elif [ "$kind" = staged ]; then
+		WEST_NCCL=0 OMP_NUM_THREADS=1 mpirun --oversubscribe -np "$ranks" -x WEST_NCCL \
+			"$west" $args --set exchange=overlap "$@"
 	else
 		OMP_NUM_THREADS=1 mpirun --oversubscribe -np "$ranks" "$west" $args \
 			--set exchange="$kind" "$@"
 	fi
 }
+kinds="overlap blocking process"
+[ "${BACKEND:-cpu}" = cuda ] && kinds="overlap blocking staged process"
 
 for n in $(seq "$runs"); do
-	for kind in overlap blocking process; do
+	for kind in $kinds; do
 		run "$kind" "$@" >"$tmp/$kind.$n.json" 2>"$tmp/$kind.err" ||
 			{ cat "$tmp/$kind.err" >&2; exit 1; }
 	done
 done
 
-"$py" - "$tmp" "$runs" "$ranks" <<'PY'
+"$py" - "$tmp" "$runs" "$ranks" "${BACKEND:-cpu}" <<'PY'
 import json
 import statistics
 import sys
 
 tmp, runs, ranks = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+gpu = sys.argv[4] == "cuda"
 rows = {}
-for kind in ("overlap", "blocking", "process"):
+kinds = ("overlap", "blocking", "staged", "process") if gpu else ("overlap", "blocking", "process")
+for kind in kinds:
     r = [json.load(open(f"{tmp}/{kind}.{n}.json"))["report"] for n in range(1, runs + 1)]
     its = {x["iterations"] for x in r}
     rows[kind] = [1e3 * statistics.median(x["seconds"][k] for x in r)
@@ -66,7 +78,8 @@ print("| run | partitions | iterations | step 8 | of it exchanges | whole run |"
 print("| --- | ---: | --- | ---: | ---: | ---: |")
 names = {"overlap": f"{ranks} ranks, overlapped exchange",
          "blocking": f"{ranks} ranks, blocking exchange",
-         "process": f"1 process, {ranks} threads"}
+         "staged": f"{ranks} ranks, overlapped, rows through host memory (WEST_NCCL=0)",
+         "process": "1 process, 1 GPU" if gpu else f"1 process, {ranks} threads"}
 for kind, (d, e, t, its, p) in rows.items():
     print(f"| {names[kind]} | {p} | {','.join(map(str, sorted(its)))} | {d:.1f} | {e:.2f} | {t:.1f} |")
 o, b = rows["overlap"], rows["blocking"]
