@@ -166,8 +166,8 @@ enum west_status west_ranks_nccl_open(void **comm, char *err, size_t errlen)
 	/* NCCL refuses two ranks of one GPU: a host with more ranks than GPUs
 	 * (backend_cuda.c gives them GPUs round) stages its rows */
 	if (ok && (cudaGetDeviceCount(&gpus) != cudaSuccess || west_ranks_local() >= gpus)) {
-		snprintf(lib.why, sizeof lib.why, "more ranks than GPUs on a host (rank %d is the "
-			 "%d-th of its host, which has %d)", me, west_ranks_local() + 1, gpus);
+		snprintf(lib.why, sizeof lib.why, "more ranks than GPUs on rank %d's host (%d "
+			 "ranks or more, %d GPUs)", me, west_ranks_local() + 1, gpus);
 		ok = 0;
 	}
 	if (!west_ranks_all(ok))   /* every rank, or none: NCCL's init is collective */
