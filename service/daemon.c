@@ -636,14 +636,15 @@ static int terrain_changed(const struct westd *d, const struct west_config *new_
 	       a->max_cells != b->max_cells;
 }
 
-/* Swap in grid g (a reload): upload, then solve the newest set on it. */
+/* Swap in grid g of configuration c (a reload): upload (on every MPI
+ * rank), then solve the newest set on it. */
 static enum west_status swap_grid(struct westd *d, struct west_shared_grid *g,
-				  char *err, size_t errlen)
+				  const struct west_config *c, char *err, size_t errlen)
 {
 	enum west_status st;
 
 	pthread_mutex_lock(&d->ingest_lock);
-	st = west_worker_set_grid(&d->worker, g, err, errlen);
+	st = west_worker_set_grid(&d->worker, g, c, err, errlen);
 	if (!st) {
 		west_shared_grid_release(d->grid);
 		d->grid = west_shared_grid_hold(g);
@@ -691,13 +692,10 @@ enum west_status westd_reload(struct westd *d, char *err, size_t errlen)
 		st = west_config_check_reload(&d->conf, c, err, errlen);
 	if (!st)
 		st = make_live(c, &live, err, errlen);
-	if (!st && terrain_changed(d, c) && west_ranks_count() > 1)
-		st = west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-			       "reload: a new terrain under mpirun needs a restart of every rank");
-	else if (!st && terrain_changed(d, c)) {
+	if (!st && terrain_changed(d, c)) {
 		st = load_grid(d, c, &g, err, errlen);
 		if (!st)
-			st = swap_grid(d, g, err, errlen);
+			st = swap_grid(d, g, c, err, errlen);
 		if (!st)
 			terrain_stamp(c->terrain, &d->terrain_size, &d->terrain_mtime_ns);
 		west_shared_grid_release(g);
@@ -824,14 +822,51 @@ int westd_ready(struct westd *d, char *why, size_t whylen)
 
 /* ------------------------------------------------------- MPI ranks */
 
+/*
+ * Another rank's part of a terrain reload (rank 0's worker ordered it,
+ * change_grid in worker.c): the terrain of c loaded and uploaded, then
+ * every rank says whether it could; all take the new grid into *g, or all
+ * keep the old one (uploaded again here).  Ends every rank when the old
+ * grid does not go up again.
+ */
+static void rank_regrid(struct westd *d, struct west_shared_grid **g, const struct west_config *c,
+			struct west_field *f)
+{
+	struct west_shared_grid *n = NULL;
+	char err[WEST_ERRLEN];
+	int me = west_ranks_me();
+	enum west_status st = load_grid(d, c, &n, err, sizeof err);
+
+	if (!st)
+		st = d->be->upload_terrain(d->state, &n->g, err, sizeof err);
+	if (st)
+		west_log(WEST_LOG_ERR, "rank %d: the new terrain %s: %s", me, c->terrain, err);
+	if (west_ranks_all(!st)) {
+		west_shared_grid_release(*g);
+		d->grid = *g = n;
+		d->conf = *c;
+		west_field_shape(f, &n->g);
+		return;
+	}
+	west_shared_grid_release(n);
+	if (d->be->upload_terrain(d->state, &(*g)->g, err, sizeof err)) {
+		west_log(WEST_LOG_ERR, "rank %d: the old terrain does not upload again: %s", me,
+			 err);
+		west_ranks_abort(1);
+	}
+	west_log(WEST_LOG_NOTICE, "rank %d: keeping the old terrain", me);
+}
+
 int westd_rank_serve(struct westd *d)
 {
 	struct west_shared_grid *g = NULL;
 	struct west_obs_set set = { 0 };
 	struct west_solve_opts o;
 	struct west_field f = { 0 };
+	struct west_config *c = malloc(sizeof *c);
 	char err[WEST_ERRLEN];
 	int me = west_ranks_me();
+	enum west_ranks_order order;
 	sigset_t stop;
 
 	/* rank 0 decides when to stop (it may be in a solve that needs this
@@ -841,19 +876,24 @@ int westd_rank_serve(struct westd *d)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	/* the backend rank 0 takes (config backend: cpu, or cuda on each
 	 * rank's GPU), for this rank's slab */
-	if (load_grid(d, &d->conf, &g, err, sizeof err) ||
+	if (!c)
+		west_fail(err, sizeof err, WEST_ERR_NOMEM, "out of memory");
+	if (!c || load_grid(d, &d->conf, &g, err, sizeof err) ||
 	    (d->grid = g, open_backend(d, err, sizeof err))) {
 		west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
 		west_ranks_abort(1);
 	}
 	west_field_shape(&f, &g->g);   /* the slab's own is in the partition set */
 	west_log(WEST_LOG_NOTICE, "rank %d: solving with rank 0", me);
-	while (west_ranks_wait(&set, &o, err, sizeof err))
-		if (d->be->run(d->state, &set, &o, &f, NULL, NULL, err, sizeof err)) {
+	while ((order = west_ranks_wait(&set, &o, c, err, sizeof err)) != WEST_RANKS_STOP)
+		if (order == WEST_RANKS_GRID)
+			rank_regrid(d, &g, c, &f);
+		else if (d->be->run(d->state, &set, &o, &f, NULL, NULL, err, sizeof err)) {
 			/* rank 0 may be waiting for this one: end them all */
 			west_log(WEST_LOG_ERR, "rank %d: %s", me, err);
 			west_ranks_abort(1);
 		}
+	free(c);
 	west_field_free(&f);
 	west_obs_set_free(&set);
 	d->be->free(d->state);

@@ -95,7 +95,12 @@ static void change_grid(struct west_worker *w)
 	enum west_status st;
 
 	pthread_mutex_unlock(&w->lock);
+	if (west_ranks_count() > 1)   /* the other ranks load it beside this one */
+		west_ranks_order_grid(w->new_conf);
 	st = w->be->upload_terrain(w->state, &g->g, err, sizeof err);
+	if (west_ranks_count() > 1 && !west_ranks_all(!st) && !st)
+		st = west_fail(err, sizeof err, WEST_ERR_INVALID, "another MPI rank could not "
+			       "load or upload the new terrain (its log says why)");
 	if (st && w->be->upload_terrain(w->state, &w->grid->g, err2, sizeof err2))
 		west_log(WEST_LOG_ERR, "worker: the old grid does not upload again "
 			 "either: %s", err2);
@@ -267,7 +272,7 @@ unsigned long long west_worker_release(struct west_worker *w, int keep)
 }
 
 enum west_status west_worker_set_grid(struct west_worker *w, struct west_shared_grid *g,
-				      char *err, size_t errlen)
+				      const struct west_config *c, char *err, size_t errlen)
 {
 	enum west_status st;
 
@@ -275,7 +280,7 @@ enum west_status west_worker_set_grid(struct west_worker *w, struct west_shared_
 	while (w->new_grid)     /* another reload's request */
 		pthread_cond_wait(&w->idle, &w->lock);
 	drop_pending(w);
-	w->new_grid = g;
+	w->new_grid = g, w->new_conf = c;
 	pthread_cond_broadcast(&w->wake);
 	while (w->new_grid == g)
 		pthread_cond_wait(&w->idle, &w->lock);

@@ -68,7 +68,8 @@ struct west_worker {
 	 * and the id of a held set dropped while it was being solved */
 	unsigned long long held_id, held_prev_id, dropped_id;
 	struct west_obs_set held_prev;
-	struct west_shared_grid *new_grid;   /* set_grid's request, until done */
+	struct west_shared_grid *new_grid;   /* set_grid's request, until done, */
+	const struct west_config *new_conf;  /* and its configuration */
 	enum west_status new_grid_status;
 	char new_grid_err[WEST_ERRLEN];
 	int stop;
@@ -111,11 +112,13 @@ unsigned long long west_worker_release(struct west_worker *w, int keep);
 /*
  * Solve on g from now on: waits for the running solve, drops the pending
  * set (superseded: it was checked against the old grid) and uploads g on
- * the worker's thread.  On failure the old grid is uploaded again and
- * kept, and err says why.
+ * the worker's thread.  Under mpirun the other ranks load the terrain of
+ * c, g's configuration, and upload their slabs' grid (ranks.h), and all
+ * take the new grid only if every rank could.  On failure the old grid is
+ * uploaded again and kept, and err says why.
  */
 enum west_status west_worker_set_grid(struct west_worker *w, struct west_shared_grid *g,
-				      char *err, size_t errlen);
+				      const struct west_config *c, char *err, size_t errlen);
 
 /* Solve options for the solves that start from now on (config reload). */
 void west_worker_set_opts(struct west_worker *w, const struct west_solve_opts *o);

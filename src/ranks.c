@@ -136,14 +136,13 @@ enum west_status west_ranks_share_obs(struct west_obs_set *set, int *ok, char *e
 	return WEST_OK;
 }
 
-enum { ORDER_STOP, ORDER_SOLVE };
 
 enum west_status west_ranks_order_solve(const struct west_obs_set *set,
 					const struct west_solve_opts *o, char *err,
 					size_t errlen)
 {
 #ifdef WEST_HAVE_MPI
-	int order = ORDER_SOLVE, ok = 1;
+	int order = WEST_RANKS_SOLVE, ok = 1;
 	if (count < 2)
 		return WEST_OK;
 	MPI_Bcast(&order, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -155,27 +154,46 @@ enum west_status west_ranks_order_solve(const struct west_obs_set *set,
 #endif
 }
 
+void west_ranks_order_grid(const struct west_config *c)
+{
+#ifdef WEST_HAVE_MPI
+	int order = WEST_RANKS_GRID;
+	if (count > 1 && me == 0) {
+		MPI_Bcast(&order, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		/* plain data: the same build on every rank */
+		MPI_Bcast((void *)c, (int)sizeof *c, MPI_BYTE, 0, MPI_COMM_WORLD);
+	}
+#else
+	(void)c;
+#endif
+}
+
 void west_ranks_order_stop(void)
 {
 #ifdef WEST_HAVE_MPI
-	int order = ORDER_STOP;
+	int order = WEST_RANKS_STOP;
 	if (count > 1 && me == 0)
 		MPI_Bcast(&order, 1, MPI_INT, 0, MPI_COMM_WORLD);
 #endif
 }
 
-int west_ranks_wait(struct west_obs_set *set, struct west_solve_opts *o, char *err,
-		    size_t errlen)
+enum west_ranks_order west_ranks_wait(struct west_obs_set *set, struct west_solve_opts *o,
+				      struct west_config *c, char *err, size_t errlen)
 {
 #ifdef WEST_HAVE_MPI
-	int order = ORDER_STOP, ok = 1;
+	int order = WEST_RANKS_STOP, ok = 1;
 	MPI_Bcast(&order, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	if (order != ORDER_SOLVE)
-		return 0;
+	if (order == WEST_RANKS_GRID) {
+		MPI_Bcast(c, (int)sizeof *c, MPI_BYTE, 0, MPI_COMM_WORLD);
+		return WEST_RANKS_GRID;
+	}
+	if (order != WEST_RANKS_SOLVE)
+		return WEST_RANKS_STOP;
 	MPI_Bcast(o, (int)sizeof *o, MPI_BYTE, 0, MPI_COMM_WORLD);
-	return !west_ranks_share_obs(set, &ok, err, errlen) && ok;
+	return !west_ranks_share_obs(set, &ok, err, errlen) && ok ? WEST_RANKS_SOLVE :
+								    WEST_RANKS_STOP;
 #else
-	(void)set, (void)o, (void)err, (void)errlen;
-	return 0;
+	(void)set, (void)o, (void)c, (void)err, (void)errlen;
+	return WEST_RANKS_STOP;
 #endif
 }

@@ -46,15 +46,20 @@ enum west_status west_ranks_share_obs(struct west_obs_set *set, int *ok, char *e
 				      size_t errlen);
 
 /* Rank 0: every other rank is to solve set with o (they wait in
- * west_ranks_wait); or to stop. */
+ * west_ranks_wait); to load and upload the terrain of configuration c
+ * (a reload: each then says whether it could, west_ranks_all, and all
+ * keep the new grid or all the old); or to stop. */
 enum west_status west_ranks_order_solve(const struct west_obs_set *set,
 					const struct west_solve_opts *o, char *err,
 					size_t errlen);
+void west_ranks_order_grid(const struct west_config *c);
 void west_ranks_order_stop(void);
 
-/* The other ranks: wait for rank 0's next order; 1 to solve *set (rank
- * 0's, replacing *set) with *o, 0 to stop, and 0 on a failure (err). */
-int west_ranks_wait(struct west_obs_set *set, struct west_solve_opts *o, char *err,
-		    size_t errlen);
+/* The other ranks: wait for rank 0's next order: SOLVE *set (rank 0's,
+ * replacing *set) with *o, take the GRID of configuration *c, or STOP
+ * (also on a failure: err). */
+enum west_ranks_order { WEST_RANKS_STOP, WEST_RANKS_SOLVE, WEST_RANKS_GRID };
+enum west_ranks_order west_ranks_wait(struct west_obs_set *set, struct west_solve_opts *o,
+				      struct west_config *c, char *err, size_t errlen);
 
 #endif

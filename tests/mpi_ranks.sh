@@ -5,14 +5,15 @@
 # exchange overlapped and blocking; 6-10: the same with the rows staged
 # through host buffers, as GPU ranks move them), `mpirun west run` against
 # `west run` (11: the snapshots' winds), and westd under mpirun against
-# westd alone (12: /v1/status's partitions, the wind at a point).  GPU
+# westd alone (12: /v1/status's partitions, the wind at a point; 13: after
+# a terrain reload, SIGHUP to rank 0, the wind on the new terrain).  GPU
 # ranks (test_mpi --backend cuda) run on the GPU machine: docs/building.md.
 # 3 ranks on however
 # many cores there are (--oversubscribe), one OpenMP thread each.  Skips in
 # a build without MPI (configure --with-mpi).
-echo "1..12"
+echo "1..13"
 if [ "$west_mpi" != yes ]; then
-	for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	for n in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
 		echo "ok $n - MPI ranks # SKIP this build has no MPI (configure --with-mpi=yes; Debian: libopenmpi-dev openmpi-bin)"
 	done
 	exit 0
@@ -60,13 +61,16 @@ fi
 
 # westd: alone, then under mpirun; each answers one POST with a field, and
 # the point's wind and the partitions are read back.
-port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-daemon() {   # daemon OUT [LAUNCHER...]: start, post, read, stop
-	out=$1
-	shift
+# start OUT TERRAIN [LAUNCHER...]: westd in the background ($pid), on
+# TERRAIN and a port free a moment before, once it answers; post: one set;
+# field N: wait for version N and read the point's wind into OUT.point
+start() {
+	out=$1 terrain=$2
+	shift 2
+	port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	# the launcher's own process is $! (not a subshell), so that TERM
 	# reaches it: timeout passes it to mpirun, mpirun to the ranks
-	"$@" "$top_builddir/westd" --foreground --set terrain="$top_srcdir/data/default.asc" \
+	"$@" "$top_builddir/westd" --foreground --set terrain="$terrain" \
 		--set listen="127.0.0.1:$port" --set obs_max_age=0 --set state_dir="$out.state" \
 		>"$out.log" 2>&1 &
 	pid=$!
@@ -74,20 +78,32 @@ daemon() {   # daemon OUT [LAUNCHER...]: start, post, read, stop
 		curl -sf "http://127.0.0.1:$port/livez" >/dev/null 2>&1 && break
 		sleep 0.2
 	done
+}
+post() {
 	curl -s -X POST -H 'Content-Type: application/json' \
 		--data-binary @"$top_srcdir/data/obs/default.json" \
 		"http://127.0.0.1:$port/v1/observations" >"$out.post" 2>&1
+}
+field() {
 	for i in $(seq 300); do
 		curl -s "http://127.0.0.1:$port/v1/status" >"$out.status" 2>/dev/null
-		grep -q '"version":1' "$out.status" && break
+		grep -q "\"version\":$1" "$out.status" && break
 		sleep 0.2
 	done
 	curl -s "http://127.0.0.1:$port/v1/field/point?x=504850&y=4652050&z=10" >"$out.point"
+}
+stop() {
 	kill -TERM $pid
 	wait $pid 2>/dev/null
 }
-daemon "$tmp/alone"
-daemon "$tmp/ranks" timeout 600 "$west_mpirun" --oversubscribe -np 3
+daemon() {   # daemon OUT TERRAIN [LAUNCHER...]: start, post, read, stop
+	start "$@"
+	post
+	field 1
+	stop
+}
+daemon "$tmp/alone" "$top_srcdir/data/default.asc"
+daemon "$tmp/ranks" "$top_srcdir/data/default.asc" timeout 600 "$west_mpirun" --oversubscribe -np 3
 if "$py" - "$tmp/alone" "$tmp/ranks" >"$tmp/d.log" 2>&1 <<'PY'
 import json
 import sys
@@ -108,4 +124,49 @@ else
 	echo "not ok 12 - westd under mpirun -np 3 serves the one-process field (3 partitions)"
 	tail -n 5 "$tmp/d.log" "$tmp/alone.log" "$tmp/ranks.log" "$tmp/ranks.post" 2>/dev/null |
 		sed 's/^/# /'
+fi
+
+# A terrain reload under mpirun: westd on a copy of the default terrain,
+# one set solved, the copy replaced by a lower hill (its heights above
+# 350 m times 0.7) and SIGHUP to rank 0 (the process whose
+# OMPI_COMM_WORLD_RANK is 0); the set solved again on the new grid by
+# every rank must give westd alone's wind on the lower hill.
+cp "$top_srcdir/data/default.asc" "$tmp/t.asc"
+cp "$top_srcdir/data/default.prj" "$tmp/t.prj"
+awk 'NR <= 6 { print; next }
+     { for (i = 1; i <= NF; i++) $i = sprintf("%.2f", 350 + ($i - 350) * 0.7); print }' \
+	"$top_srcdir/data/default.asc" >"$tmp/low.asc"
+cp "$top_srcdir/data/default.prj" "$tmp/low.prj"
+daemon "$tmp/low" "$tmp/low.asc"
+start "$tmp/reload" "$tmp/t.asc" timeout 600 "$west_mpirun" --oversubscribe -np 3
+post
+field 1
+cp "$tmp/reload.point" "$tmp/before.point"
+cp "$tmp/low.asc" "$tmp/t.asc.new" && mv "$tmp/t.asc.new" "$tmp/t.asc"
+rank0=
+for p in $(pgrep -f "$tmp/t.asc"); do
+	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && rank0=$p
+done
+[ -n "$rank0" ] && kill -HUP "$rank0"
+field 2
+stop
+if [ -n "$rank0" ] && "$py" - "$tmp/low" "$tmp/reload" "$tmp/before" >"$tmp/r.log" 2>&1 <<'PY'
+import json
+import sys
+low, rel, before = (json.load(open(x + ".point")) for x in sys.argv[1:4])
+if rel.get("version") != 2:
+    sys.exit(f"the point after the reload is of version {rel.get('version')}, not 2")
+for k in ("u", "v", "w"):
+    if low[k] != rel[k]:
+        sys.exit(f"{k}: {rel[k]!r} over 3 ranks after the reload, {low[k]!r} alone")
+if all(before[k] == rel[k] for k in ("u", "v", "w")):
+    sys.exit("the wind did not change with the terrain")
+print("same wind on the new terrain")
+PY
+then
+	echo "ok 13 - westd under mpirun -np 3 reloads a new terrain on every rank"
+else
+	[ -n "$rank0" ] || echo "# no rank 0 found" >"$tmp/r.log"
+	echo "not ok 13 - westd under mpirun -np 3 reloads a new terrain on every rank"
+	tail -n 5 "$tmp/r.log" "$tmp/reload.log" "$tmp/reload.status" 2>/dev/null | sed 's/^/# /'
 fi

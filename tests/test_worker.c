@@ -235,7 +235,7 @@ Test(worker, set_grid_solves_on_the_new_grid_while_old_fields_live_on)
 
 	fix_grid(&g, 24, 20, 80.0, 8, 20.0, 60.0, 300.0);
 	cr_assert_not_null(g2 = west_shared_grid_new(&g));
-	cr_assert_eq(west_worker_set_grid(&worker, g2, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_worker_set_grid(&worker, g2, NULL, err, sizeof err), WEST_OK, "%s", err);
 	west_shared_grid_release(g2);     /* the worker holds its own */
 	west_worker_submit(&worker, &b, 2, NULL);
 	west_worker_wait_idle(&worker);
