@@ -84,6 +84,17 @@ void west_ranks_bcast(void *p, size_t bytes)
 #endif
 }
 
+void west_ranks_allgather(const void *mine, void *all, size_t bytes)
+{
+#ifdef WEST_HAVE_MPI
+	if (count > 1) {
+		MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, MPI_COMM_WORLD);
+		return;
+	}
+#endif
+	memcpy(all, mine, bytes);
+}
+
 int west_ranks_all(int ok)
 {
 #ifdef WEST_HAVE_MPI

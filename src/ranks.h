@@ -35,6 +35,9 @@ int west_ranks_local(void);
  * set on every rank (MPI_Allreduce); without ranks, nothing and ok. */
 void west_ranks_bcast(void *p, size_t bytes);
 int west_ranks_all(int ok);
+/* Every rank's `bytes` at mine into all (rank r's at all + r bytes; all
+ * holds west_ranks_count() of them): MPI_Allgather, or a copy. */
+void west_ranks_allgather(const void *mine, void *all, size_t bytes);
 /* End every rank with exit status code (MPI_Abort; exit without MPI). */
 void west_ranks_abort(int code);
 /*

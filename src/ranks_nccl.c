@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -155,41 +156,67 @@ static enum west_status warm(struct comm *c, char *err, size_t errlen)
 	return WEST_OK;
 }
 
+/*
+ * NCCL refuses two ranks of one GPU (several ranks of a host with fewer
+ * GPUs, backend_cuda.c, or CUDA_VISIBLE_DEVICES alike): every rank's host
+ * and GPU (its PCI bus id) to every rank, so that all see the same pair
+ * and all stage their rows.  Ranks given one GPU each by
+ * CUDA_VISIBLE_DEVICES (each sees it as device 0) share none.
+ */
+static enum west_status shared_gpu(char *err, size_t errlen)
+{
+	struct where { char host[64], bus[32]; } mine = { { 0 }, { 0 } }, *all;
+	int n = west_ranks_count(), dev = 0;
+	enum west_status st = WEST_OK;
+
+	if (gethostname(mine.host, sizeof mine.host - 1) || cudaGetDevice(&dev) ||
+	    cudaDeviceGetPCIBusId(mine.bus, sizeof mine.bus, dev))
+		snprintf(mine.bus, sizeof mine.bus, "unknown, rank %d", west_ranks_me());
+	if (!(all = calloc((size_t)n, sizeof *all)))
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "NCCL: out of memory");
+	west_ranks_allgather(&mine, all, sizeof mine);
+	for (int a = 0; a < n && !st; a++)
+		for (int b = a + 1; b < n && !st; b++)
+			if (!strcmp(all[a].host, all[b].host) && !strcmp(all[a].bus, all[b].bus))
+				st = west_fail(err, errlen, WEST_ERR_UNSUPPORTED, "NCCL: ranks %d "
+					       "and %d share the GPU %s of %s, which NCCL refuses",
+					       a, b, all[a].bus, all[a].host);
+	free(all);
+	return st;
+}
+
 enum west_status west_ranks_nccl_open(void **comm, char *err, size_t errlen)
 {
 	struct comm *c;
 	ncclUniqueId id;
 	ncclResult_t r = ncclSuccess;
-	int me = west_ranks_me(), gpus = 0, ok = load();
+	int me = west_ranks_me(), ok = load();
+	enum west_status st;
 
 	*comm = NULL;
-	/* NCCL refuses two ranks of one GPU: a host with more ranks than GPUs
-	 * (backend_cuda.c gives them GPUs round) stages its rows */
-	if (ok && (cudaGetDeviceCount(&gpus) != cudaSuccess || west_ranks_local() >= gpus)) {
-		snprintf(lib.why, sizeof lib.why, "more ranks than GPUs on rank %d's host (%d "
-			 "ranks or more, %d GPUs)", me, west_ranks_local() + 1, gpus);
-		ok = 0;
-	}
 	if (!west_ranks_all(ok))   /* every rank, or none: NCCL's init is collective */
 		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED, "NCCL: %s",
 				 ok ? "not on every rank (another rank says why)" : lib.why);
+	if ((st = shared_gpu(err, errlen)))
+		return st;
 	if (me == 0)
 		r = lib.get_unique_id(&id);
 	if (!west_ranks_all(r == ncclSuccess))
 		return west_fail(err, errlen, WEST_ERR_CUDA, "NCCL: no unique id on rank 0");
 	west_ranks_bcast(&id, sizeof id);
-	/* a rank that fails from here on fails the set's build, which ends
-	 * the run (west run) or every rank (westd: MPI_Abort) */
-	if (!(c = calloc(1, sizeof *c)))
-		return west_fail(err, errlen, WEST_ERR_NOMEM, "NCCL: out of memory");
-	cudaError_t e = cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking);
+	/* (a rank that cannot make its streams never joins the others in
+	 * ncclCommInitRank, which then waits for it: such a rank is out of
+	 * memory, and so are its solves) */
+	c = calloc(1, sizeof *c);
+	cudaError_t e = c ? cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking) :
+			    cudaErrorMemoryAllocation;
 	if (e == cudaSuccess)
 		e = cudaEventCreateWithFlags(&c->before, cudaEventDisableTiming);
 	if (e == cudaSuccess)
 		e = cudaEventCreateWithFlags(&c->after, cudaEventDisableTiming);
 	if (e == cudaSuccess && (r = lib.comm_init_rank(&c->nc, west_ranks_count(), id, me)))
 		c->nc = NULL;
-	enum west_status st = e != cudaSuccess || r != ncclSuccess ?
+	st = e != cudaSuccess || r != ncclSuccess ?
 		west_fail(err, errlen, WEST_ERR_CUDA, "NCCL: %s",
 			  e != cudaSuccess ? cudaGetErrorString(e) : lib.error_string(r)) :
 		WEST_OK;
