@@ -144,8 +144,9 @@ field 1
 cp "$tmp/reload.point" "$tmp/before.point"
 cp "$tmp/low.asc" "$tmp/t.asc.new" && mv "$tmp/t.asc.new" "$tmp/t.asc"
 rank0=
-for p in $(pgrep -f "$tmp/t.asc"); do
-	tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && rank0=$p
+for p in /proc/[0-9]*; do   # (no pgrep: procps is not in every base system)
+	grep -qa "$tmp/t.asc" "$p/cmdline" 2>/dev/null || continue
+	tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && rank0=${p#/proc/}
 done
 [ -n "$rank0" ] && kill -HUP "$rank0"
 field 2
