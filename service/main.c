@@ -12,7 +12,7 @@
  * exit 0); SIGHUP reloads (daemon.h).
  *
  * The terrain is read in a child process, this program run as `westd
- * --terrain-child ...` (src/terrain_child.c; not under mpirun), so that a
+ * --terrain-child ...` (src/terrain_child.c; under mpirun too), so that a
  * library crashing on a bad file refuses the file and westd stays up.
  *
  * Without --foreground westd detaches once it serves: the starting process
@@ -280,11 +280,12 @@ static int run(struct westd *d, int *report_fd)
 }
 
 /* westd itself reads the terrain in a child process (terrain_child.c),
- * except under mpirun, where a rank should not start processes. */
-static void find_dem_reader(struct westd *d, int ranks)
+ * under mpirun too: the child is started with posix_spawn and runs
+ * `westd --terrain-child`, which never starts MPI (main's first branch). */
+static void find_dem_reader(struct westd *d)
 {
 	d->dem_reader[0] = '\0';
-	if (ranks <= 1 && west_dem_reader_self(d->dem_reader, sizeof d->dem_reader))
+	if (west_dem_reader_self(d->dem_reader, sizeof d->dem_reader))
 		west_log(WEST_LOG_WARNING, "cannot find this program (/proc/self/exe: %s): the "
 			 "terrain is read in this process, where a crash in a reader's library "
 			 "would stop westd", strerror(errno));
@@ -316,7 +317,7 @@ int main(int argc, char **argv)
 			west_ranks_abort(rc);
 		return rc;
 	}
-	find_dem_reader(&d, ranks);
+	find_dem_reader(&d);
 	if (a.check)
 		return check_config(&d);
 	if (ranks > 1 && !a.foreground) {

@@ -413,9 +413,9 @@ int main(int argc, char **argv)
 	west_log_init("west");
 	if (!c)
 		return EXIT_RUNTIME;
-	/* the terrain read in a child process, as westd reads it (not under
-	 * mpirun, where a rank should not start processes) */
-	if (ranks <= 1 && west_dem_reader_self(self, sizeof self) == 0)
+	/* the terrain read in a child process, as westd reads it (under
+	 * mpirun too: the child never starts MPI) */
+	if (west_dem_reader_self(self, sizeof self) == 0)
 		o.dem_reader = self;
 	rc = parse_args(argc, argv, &o);
 	if (!rc && strcmp(o.command, "run") && west_ranks_me() > 0)

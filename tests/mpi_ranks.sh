@@ -6,14 +6,16 @@
 # through host buffers, as GPU ranks move them), `mpirun west run` against
 # `west run` (11: the snapshots' winds), and westd under mpirun against
 # westd alone (12: /v1/status's partitions, the wind at a point; 13: after
-# a terrain reload, SIGHUP to rank 0, the wind on the new terrain).  GPU
+# a terrain reload, SIGHUP to rank 0, the wind on the new terrain; 14: a
+# reload whose terrain kills the reader of ranks 1 and 2 is refused, and
+# every rank keeps the old terrain).  GPU
 # ranks (test_mpi --backend cuda) run on the GPU machine: docs/building.md.
 # 3 ranks on however
 # many cores there are (--oversubscribe), one OpenMP thread each.  Skips in
 # a build without MPI (configure --with-mpi).
-echo "1..13"
+echo "1..14"
 if [ "$west_mpi" != yes ]; then
-	for n in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
+	for n in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do
 		echo "ok $n - MPI ranks # SKIP this build has no MPI (configure --with-mpi=yes; Debian: libopenmpi-dev openmpi-bin)"
 	done
 	exit 0
@@ -143,11 +145,17 @@ post
 field 1
 cp "$tmp/reload.point" "$tmp/before.point"
 cp "$tmp/low.asc" "$tmp/t.asc.new" && mv "$tmp/t.asc.new" "$tmp/t.asc"
-rank0=
-for p in /proc/[0-9]*; do   # (no pgrep: procps is not in every base system)
-	grep -qa "$tmp/t.asc" "$p/cmdline" 2>/dev/null || continue
-	tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 && rank0=${p#/proc/}
-done
+# rank_zero TERRAIN: the pid of rank 0 of the westd on TERRAIN (no pgrep:
+# procps is not in every base system)
+rank_zero() {
+	rank0=
+	for p in /proc/[0-9]*; do
+		grep -qa "$1" "$p/cmdline" 2>/dev/null || continue
+		tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=0 &&
+			rank0=${p#/proc/}
+	done
+}
+rank_zero "$tmp/t.asc"
 [ -n "$rank0" ] && kill -HUP "$rank0"
 field 2
 stop
@@ -170,4 +178,56 @@ else
 	[ -n "$rank0" ] || echo "# no rank 0 found" >"$tmp/r.log"
 	echo "not ok 13 - westd under mpirun -np 3 reloads a new terrain on every rank"
 	tail -n 5 "$tmp/r.log" "$tmp/reload.log" "$tmp/reload.status" 2>/dev/null | sed 's/^/# /'
+fi
+
+# A reload whose terrain the readers of ranks 1 and 2 die on (the test
+# hook WEST_TERRAIN_CHILD_FAULT, given to those two ranks only: Open MPI's
+# app contexts): rank 0 reads it, the others refuse it, and every rank
+# keeps the old terrain; a set posted after it is solved on the old one.
+cp "$top_srcdir/data/default.asc" "$tmp/k.asc"
+cp "$top_srcdir/data/default.prj" "$tmp/k.prj"
+out=$tmp/keep
+args="--foreground --set terrain=$tmp/k.asc --set obs_max_age=0 --set state_dir=$out.state"
+port=$("$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+timeout 600 "$west_mpirun" --oversubscribe -np 1 "$top_builddir/westd" $args \
+	--set listen="127.0.0.1:$port" : -np 2 -x WEST_TERRAIN_CHILD_FAULT="$tmp/fault" \
+	"$top_builddir/westd" $args --set listen="127.0.0.1:$port" >"$out.log" 2>&1 &
+pid=$!
+for i in $(seq 300); do
+	curl -sf "http://127.0.0.1:$port/livez" >/dev/null 2>&1 && break
+	sleep 0.2
+done
+post
+field 1
+cp "$out.point" "$tmp/keep1.point"
+: >"$tmp/fault"
+cp "$tmp/low.asc" "$tmp/k.asc.new" && mv "$tmp/k.asc.new" "$tmp/k.asc"
+rank_zero "$tmp/k.asc"
+[ -n "$rank0" ] && kill -HUP "$rank0"
+for i in $(seq 300); do   # the refusal, in rank 0's log
+	grep -q "another MPI rank could not" "$out.log" && break
+	sleep 0.2
+done
+post
+field 2
+stop
+if [ -n "$rank0" ] && grep -q "another MPI rank could not" "$out.log" &&
+   [ "$(grep -c 'killed by signal' "$out.log")" -ge 2 ] &&
+   "$py" - "$tmp/keep1" "$out" >"$tmp/k.log" 2>&1 <<'PY'
+import json
+import sys
+a, b = (json.load(open(x + ".point")) for x in sys.argv[1:3])
+if b.get("version") != 2:
+    sys.exit(f"the point after the refused reload is of version {b.get('version')}, not 2")
+for k in ("u", "v", "w"):
+    if a[k] != b[k]:
+        sys.exit(f"{k}: {b[k]!r} after the refused reload, {a[k]!r} before")
+print("the old terrain's wind")
+PY
+then
+	echo "ok 14 - westd under mpirun keeps the old terrain on every rank when another rank cannot read the new one"
+else
+	[ -n "$rank0" ] || echo "# no rank 0 found" >"$tmp/k.log"
+	echo "not ok 14 - westd under mpirun keeps the old terrain on every rank when another rank cannot read the new one"
+	tail -n 8 "$tmp/k.log" "$out.log" 2>/dev/null | sed 's/^/# /'
 fi
