@@ -1279,7 +1279,7 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 		size_t cells = 0, bytes = west_parts_bytes(ps, ps->devs[d]);
 		char name[24];
 		for (const struct west_part *q = ps->part; q < ps->part + ps->n; q++)
-			if (q->dev == ps->devs[d])
+			if (q->dev == ps->devs[d] && mine(ps, q))   /* this rank's */
 				cells += g->nx * (q->b[0] - q->a[0]) * g->nz;
 		snprintf(name, sizeof name, ops->bind ? "%s:%d" : "%s", ops->backend, ps->devs[d]);
 		west_log(WEST_LOG_INFO, "partitions: %s holds %.1f MB for its slabs' %zu cells "
