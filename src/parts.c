@@ -99,13 +99,20 @@ static enum west_status mpi_done(int rc, const char *what)
 	return WEST_ERR_IO;
 }
 
+/* Staging buffer i freed (by the table's host_free where it allocates). */
+static void buf_free(struct wire *w, int i)
+{
+	if (w->ops->host_free)
+		w->ops->host_free(w->buf[i]);
+	else
+		free(w->buf[i]);
+	w->buf[i] = NULL, w->cap[i] = 0;
+}
+
 static void wire_free(struct wire *w)
 {
 	for (int i = 0; w && i < PENDING_MAX + 2; i++)
-		if (w->ops && w->ops->host_free)
-			w->ops->host_free(w->buf[i]);
-		else
-			free(w->buf[i]);
+		buf_free(w, i);
 	free(w);
 }
 
@@ -115,10 +122,7 @@ static float *buffer(const struct west_parts *ps, int i, size_t floats)
 	struct wire *w = ps->pending;
 	if (w->cap[i] >= floats)
 		return w->buf[i];
-	if (w->ops->host_free)
-		w->ops->host_free(w->buf[i]);
-	else
-		free(w->buf[i]);
+	buf_free(w, i);
 	w->buf[i] = w->ops->host_alloc ? w->ops->host_alloc(floats * sizeof(float)) :
 					 malloc(floats * sizeof(float));
 	w->cap[i] = w->buf[i] ? floats : 0;
@@ -292,6 +296,21 @@ static const struct west_kernel_ops *staged(const struct west_parts *ps,
 {
 	return ps->staged ? q->ops : NULL;
 }
+
+/* `rows` rows (of every plane) of level l at p, partition q's, this
+ * rank's, to (send) or from rank peer: through the set's communicator
+ * (GPU ranks with NCCL), else an MPI message. */
+static enum west_status rank_runs(const struct west_parts *ps, const struct west_part *q,
+				  int send, float *p, const struct west_plevel *l, size_t rows,
+				  int peer)
+{
+	size_t n = rows * l->hx, pitch = l->hx * l->ny;
+	bind(ps, q);
+	if (ps->comm)
+		return q->ops->ranks_rows(ps->comm, send, p, l->nz, n, pitch, peer);
+	return send ? send_runs(ps, staged(ps, q), p, l->nz, n, pitch, peer) :
+		      recv_runs(ps, staged(ps, q), p, l->nz, n, pitch, peer);
+}
 #endif
 
 /* The start of rows [j0, ...) of colour c of per-colour array a of level l
@@ -328,22 +347,10 @@ static enum west_status move_rows(const struct west_parts *ps, const struct west
 		return st;
 	}
 #ifdef WEST_HAVE_MPI
-	if (mine(ps, s)) {
-		bind(ps, s);
-		if (ps->comm)
-			return s->ops->ranks_rows(ps->comm, 1, row_at(sa, sl, sjg, c, j0), sl->nz,
-						  (j1 - j0) * sl->hx, sl->hx * sl->ny, d->rank);
-		return send_runs(ps, staged(ps, s), row_at(sa, sl, sjg, c, j0), sl->nz,
-				 (j1 - j0) * sl->hx, sl->hx * sl->ny, d->rank);
-	}
-	if (mine(ps, d)) {
-		bind(ps, d);
-		if (ps->comm)
-			return d->ops->ranks_rows(ps->comm, 0, row_at(da, dl, djg, c, j0), dl->nz,
-						  (j1 - j0) * dl->hx, dl->hx * dl->ny, s->rank);
-		return recv_runs(ps, staged(ps, d), row_at(da, dl, djg, c, j0), dl->nz,
-				 (j1 - j0) * dl->hx, dl->hx * dl->ny, s->rank);
-	}
+	if (mine(ps, s))
+		return rank_runs(ps, s, 1, row_at(sa, sl, sjg, c, j0), sl, j1 - j0, d->rank);
+	if (mine(ps, d))
+		return rank_runs(ps, d, 0, row_at(da, dl, djg, c, j0), dl, j1 - j0, s->rank);
 	return WEST_OK;
 #else
 	return no_mpi();
@@ -701,9 +708,7 @@ static void open_comm(struct west_parts *ps)
 
 	if (west_ranks_count() < 2 || !k->ranks_open || (e && !strcmp(e, "0")))
 		return;
-	for (struct west_part *q = ps->part; q < ps->part + ps->n; q++)
-		if (mine(ps, q))
-			bind(ps, q);
+	west_parts_mine(ps);   /* binds this rank's device: the communicator's */
 	if (k->ranks_open(&ps->comm, why, sizeof why))
 		west_log(WEST_LOG_NOTICE, "partitions: rows between GPU ranks through host "
 			 "memory: %s", why);
@@ -1109,9 +1114,7 @@ enum west_status west_parts_halo_wait(struct west_parts *ps)
 	}
 #ifdef WEST_HAVE_MPI
 	double t0 = clock_now();
-	for (struct west_part *q = ps->part; q < ps->part + ps->n; q++)
-		if (mine(ps, q))
-			bind(ps, q);   /* this rank's: the staged rows' device */
+	west_parts_mine(ps);   /* binds this rank's device: the staged rows' */
 	st = spent(ps, t0, wait_runs(ps));
 #else
 	(void)ps;
