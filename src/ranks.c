@@ -147,7 +147,6 @@ enum west_status west_ranks_share_obs(struct west_obs_set *set, int *ok, char *e
 	return WEST_OK;
 }
 
-
 enum west_status west_ranks_order_solve(const struct west_obs_set *set,
 					const struct west_solve_opts *o, char *err,
 					size_t errlen)
