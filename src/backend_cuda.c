@@ -14,10 +14,13 @@
  * steps 4 and 7, kernels/land.cu, kernels/transparency.cu, timed for the
  * reports), and allocates the field's faces and the column classes; all of
  * it stays until the next upload or free.  A state planned for slabs
- * (plan: config devices lists two or more) makes none of that at upload:
- * its slabs (parts.c) take their rows from the host grid, each slab's
- * field comes down from its own device, and the whole grid's arrays are
- * made by a one-device solve only if one comes.  Device bytes per cell: u, v, w,
+ * (plan: config devices lists two or more, or is auto and this process
+ * sees two or more GPUs) makes none of that at upload but builds its slabs
+ * (parts.c, west_parts_prepare), which take their rows from the host grid
+ * (under mpirun the first solve builds them); each slab's field comes
+ * down from its own device, and the whole grid's arrays are made by a
+ * one-device solve only if one comes.  With devices = auto a grid too
+ * small to cut is held whole on device 0.  Device bytes per cell: u, v, w,
  * TX, TY, TZ (4 B each, a face per cell plus one boundary face per row,
  * column or level) and the land mask (1 B): 25 B, plus 9 B per column
  * (altitude, ground height above the base, class).
@@ -81,7 +84,13 @@ struct cuda_state {
 	int whole;                    /* d is made and filled (else only grid
 					 is set: a state planned for slabs) */
 	int slabs;                    /* planned for slabs (cuda_plan): */
-	int slab_dev[16];             /* on these devices */
+	int slab_dev[16];             /* on these devices, */
+	struct west_solve_opts popts; /* for these options (the set is built
+					 at upload: west_parts_prepare) */
+	int slab_auto;                /* planned so by devices = auto (every
+					 GPU this process sees, two or more), */
+	int auto_on;                  /* and the uploaded grid is in slabs (a
+					 grid too small to cut is not) */
 	double land_seconds, transparency_seconds;
 	struct west_mg mg;            /* the potential solvers' hierarchy on the
 				         device (mg.base), or nlevels 0 */
@@ -565,6 +574,7 @@ static void release(struct cuda_state *s)
 	west_parts_drop(&s->parts);
 	cudaSetDevice(s->device);   /* the set's devices were bound in turn */
 	s->grid = NULL;
+	s->auto_on = 0;
 	release_stations(s);
 }
 
@@ -692,17 +702,70 @@ static enum west_status make_whole(struct cuda_state *s, char *err, size_t errle
 	return WEST_OK;
 }
 
+/* devices = auto: a slab on each GPU this process sees (CUDA_VISIBLE_DEVICES
+ * chooses them), when it sees two or more that can be used together; else
+ * one GPU, as before. */
+static enum west_status plan_auto(struct cuda_state *s, const struct west_solve_opts *o,
+				  char *err, size_t errlen)
+{
+	char why[WEST_ERRLEN];
+	int count, n;
+
+	WEST_CUDA_TRY(cudaGetDeviceCount(&count), err, errlen);
+	n = count < WEST_MAX_PARTS ? count : WEST_MAX_PARTS;
+	if (n < 2)
+		return WEST_OK;
+	if (o->nweights && o->nweights != n)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "weights lists %d numbers, and devices = auto cuts the grid over "
+				 "the %d GPUs this process sees: give %d, or auto", o->nweights, n,
+				 n);
+	for (int d = 0; d < n; d++)
+		s->slab_dev[d] = d;
+	if (cuda_peers(s->slab_dev, n, why, sizeof why)) {
+		west_log(WEST_LOG_NOTICE, "cuda backend: devices = auto: one GPU, the %d GPUs "
+			 "cannot be used together: %s", n, why);
+		return WEST_OK;
+	}
+	s->slabs = n;
+	s->slab_auto = 1;
+	s->popts.partitions = n;
+	memcpy(s->popts.device, s->slab_dev, sizeof s->popts.device);
+	return WEST_OK;
+}
+
 static enum west_status cuda_plan(void *state, const struct west_solve_opts *o, char *err,
 				  size_t errlen)
 {
 	struct cuda_state *s = state;
 	s->slabs = o->partitions > 1 ? o->partitions : 0;
+	s->slab_auto = 0;
+	s->popts = *o;
 	memcpy(s->slab_dev, o->device, sizeof s->slab_dev);
 	if (west_ranks_count() > 1) {   /* one slab a rank, each on its rank's GPU */
 		s->slab_dev[west_ranks_me()] = s->device;
 		return WEST_OK;
 	}
+	if (o->devices_auto)
+		return plan_auto(s, o, err, errlen);
 	return s->slabs ? cuda_peers(o->device, o->partitions, err, errlen) : WEST_OK;
+}
+
+/* A planned state's slabs for s->grid, built now (west_parts_prepare): 0,
+ * or the reason they cannot be, *made set when they were. */
+static enum west_status prepare_slabs(struct cuda_state *s, char *err, size_t errlen)
+{
+	double t0 = now_seconds();
+	enum west_status st = west_parts_prepare(&s->parts, s->grid, &west_kernels_cuda,
+						 &s->popts, err, errlen);
+	cudaError_t e = cudaSetDevice(s->device);   /* the set's were bound in turn */
+	if (!st && e != cudaSuccess)
+		st = west_fail(err, errlen, WEST_ERR_CUDA, "cudaSetDevice(%d): %s", s->device,
+			       cudaGetErrorString(e));
+	if (!st)
+		west_log(WEST_LOG_INFO, "cuda backend: the slabs built with the terrain in %.1f ms",
+			 1e3 * (now_seconds() - t0));
+	return st;
 }
 
 static enum west_status cuda_upload_terrain(void *state, const struct west_grid *g,
@@ -717,8 +780,24 @@ static enum west_status cuda_upload_terrain(void *state, const struct west_grid 
 				 "cuda backend: a grid of %zu x %zu x %zu cells exceeds the kernels' launch shape (ny <= %d, nz <= %d)",
 				 g->nx, g->ny, g->nz, WEST_CUDA_MAX_NY, WEST_CUDA_MAX_NZ);
 	s->grid = g;
-	if (s->slabs)   /* the slabs take their rows from the host grid */
+	/* the slabs take their rows from the host grid, now, so that the
+	 * first field costs what a steady one does; under mpirun at the
+	 * first solve, which every rank makes together */
+	if (s->slabs && west_ranks_count() > 1)
 		return WEST_OK;
+	if (s->slabs) {
+		char why[WEST_ERRLEN];
+		if (!(st = prepare_slabs(s, why, sizeof why))) {
+			s->auto_on = s->slab_auto;
+			return WEST_OK;
+		}
+		if (!s->slab_auto) {
+			s->grid = NULL;
+			return west_fail(err, errlen, st, "cuda backend: %s", why);
+		}
+		west_log(WEST_LOG_NOTICE, "cuda backend: devices = auto: this grid on one GPU: %s",
+			 why);
+	}
 	if ((st = make_whole(s, err, errlen)))
 		s->grid = NULL;
 	return st;
@@ -985,6 +1064,11 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 		return west_fail(err, errlen, WEST_ERR_INVALID, "cuda backend: no observations");
 	if (o->partitions > 1)
 		return run_parts(s, obs, o, f, progress, ctx, t0, err, errlen);
+	if (o->devices_auto && s->auto_on) {   /* planned: every GPU */
+		ro.partitions = s->slabs;
+		memcpy(ro.device, s->slab_dev, sizeof ro.device);
+		return run_parts(s, obs, &ro, f, progress, ctx, t0, err, errlen);
+	}
 	if (!s->whole && (st = make_whole(s, err, errlen)))   /* planned for slabs */
 		return st;
 	struct west_work wk = {
@@ -1028,6 +1112,9 @@ static void cuda_describe(void *state, char *buf, size_t len)
 	for (int p = 0; p < s->slabs && n > 0 && (size_t)n < len; p++)   /* planned */
 		n += snprintf(buf + n, len - (size_t)n, "%scuda:%d", p ? "," : "; slabs on ",
 			      s->slab_dev[p]);
+	if (s->slab_auto && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " (devices = auto; a grid too small for "
+			 "them on cuda:0)");
 }
 
 static size_t cuda_device_bytes(void *state)

@@ -30,8 +30,9 @@ void west_solve_opts_from_config(struct west_solve_opts *o,
 	o->exchange = (enum west_exchange)c->exchange;
 	struct west_devices d;
 	char ignore[WEST_ERRLEN];
-	o->partitions = west_devices_parse(c->devices, &d, ignore, sizeof ignore) || d.n < 2 ?
-			1 : d.n;
+	int bad = west_devices_parse(c->devices, &d, ignore, sizeof ignore) != WEST_OK;
+	o->partitions = bad || d.n < 2 ? 1 : d.n;
+	o->devices_auto = !bad && d.n == 0 && west_ranks_count() < 2;
 	memcpy(o->device, d.dev, sizeof o->device);
 	if (west_weights_parse(c->weights, o->weights, &o->nweights, ignore, sizeof ignore))
 		o->nweights = 0;

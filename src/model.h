@@ -61,6 +61,8 @@ struct west_solve_opts {
 	int partitions;           /* slabs of the grid (config devices: cpu or
 				     cuda:N listed that many times); 0 or 1: one */
 	int device[16];           /* slab p's CUDA device (config devices) */
+	int devices_auto;         /* config devices = auto: the backend's plan
+				     may cut the grid over every GPU it sees */
 	int nweights;             /* config weights: 0 (auto), or one per slab */
 	double weights[16];
 	enum west_exchange exchange;

@@ -801,6 +801,8 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	}
 	if (st)
 		return st;
+	memcpy(ps->w, w, sizeof ps->w);
+	ps->min_rows = po->min_rows, ps->min_cells = po->min_cells;
 	for (int p = 0; p < n; p++) {
 		ps->part[p].ops = ops[p];
 		rows(ps, &plan, p);
@@ -842,11 +844,19 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	return st;
 }
 
-static void free_part(struct west_part *q)
+/* Partition q's hierarchy. */
+static void free_mg(struct west_part *q)
 {
 	char ignore[WEST_ERRLEN];
 	if (q->mg.base)
 		q->ops->free(q->mg.base, ignore, sizeof ignore);
+	memset(&q->mg, 0, sizeof q->mg);
+	q->wk.mg = NULL;
+}
+
+static void free_part(struct west_part *q)
+{
+	free_mg(q);
 	free_mem(q, q->mem, q->nmem);
 	free_mem(q, q->smem, 4);
 	west_levels_free(&q->levels);
@@ -854,15 +864,22 @@ static void free_part(struct west_part *q)
 	memset(q, 0, sizeof *q);
 }
 
+/* The tail, its recorded V-cycle with it. */
+static void free_tail(struct west_parts *ps)
+{
+	if (!ps->tail)
+		return;
+	bind(ps->tail, &ps->tail->part[0]);
+	if (ps->tail->graph)
+		ps->tail->part[0].ops->graph_free(ps->tail->graph);
+	free_part(&ps->tail->part[0]);
+	free(ps->tail);
+	ps->tail = NULL;
+}
+
 void west_parts_free(struct west_parts *ps)
 {
-	if (ps->tail) {
-		bind(ps->tail, &ps->tail->part[0]);
-		if (ps->tail->graph)
-			ps->tail->part[0].ops->graph_free(ps->tail->graph);
-		free_part(&ps->tail->part[0]);
-		free(ps->tail);
-	}
+	free_tail(ps);
 	if (ps->comm)   /* before the partitions (their ops) go */
 		ps->part[0].ops->ranks_close(ps->comm);
 	if (ps->sums && ps->part[0].ops->host_free)   /* a built set's: host_alloc's */
@@ -1245,7 +1262,51 @@ void west_parts_drop(struct west_parts **set)
 	*set = NULL;
 }
 
-/* *set for o: kept while its count and (with a hierarchy) eta are o's. */
+/*
+ * The hierarchy of a built set for eta, its slabs kept: possible when
+ * eta's levels cut the grid into the same slabs (level 0's rows and
+ * padding; the coarse levels' rows and the tail's level may change);
+ * 1 when it was rebuilt (*st: how that went), 0 when the set must be
+ * built again.  Every rank takes the same branch (the same grid, eta and
+ * shares), as the tail's gather needs.
+ */
+static int new_hierarchy(struct west_parts *ps, double eta, enum west_status *st, char *err,
+			 size_t errlen)
+{
+	struct west_parts_opts po = { .min_rows = ps->min_rows, .min_cells = ps->min_cells };
+	size_t a[WEST_MAX_PARTS], b[WEST_MAX_PARTS], jg[WEST_MAX_PARTS];
+	struct west_mg plan;
+	char why[WEST_ERRLEN];
+
+	*st = WEST_OK;
+	for (int p = 0; p < ps->n; p++)
+		a[p] = ps->part[p].a[0], b[p] = ps->part[p].b[0], jg[p] = ps->part[p].jg[0];
+	if (west_mg_plan(&plan, ps->g, eta, why, sizeof why) ||
+	    cut(ps, &plan, ps->n, ps->w, &po, why, sizeof why))
+		return 0;
+	for (int p = 0; p < ps->n; p++) {
+		rows(ps, &plan, p);
+		if (ps->part[p].a[0] != a[p] || ps->part[p].b[0] != b[p] ||
+		    ps->part[p].jg[0] != jg[p])
+			return 0;   /* other slabs: the set is dropped */
+	}
+	west_log(WEST_LOG_DEBUG, "partitions: the hierarchy built again for eta %g, the slabs "
+		 "kept", eta);
+	free_tail(ps);
+	EACH(ps, q)
+		free_mg(q);
+	ps->eta = eta;
+	EACH(ps, q)
+		if ((*st = build_mg(ps, q, &plan, err, errlen)))
+			return 1;
+	*st = mine(ps, &ps->part[0]) ? build_tail(ps, err, errlen) :
+				       tail_first(ps, NULL, err, errlen);
+	return 1;
+}
+
+/* *set for o: kept while its count and devices and (with a hierarchy)
+ * eta are o's; for another eta its hierarchy alone rebuilt where it can
+ * be (new_hierarchy). */
 static enum west_status keep_set(struct west_parts **set, const struct west_grid *g,
 				 const struct west_kernel_ops *ops,
 				 const struct west_solve_opts *o, char *err, size_t errlen)
@@ -1256,11 +1317,16 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 	int mg = o->solver != WEST_SOLVER_SOR;
 	enum west_status st;
 
-	int same = *set && (*set)->n == o->partitions && (!mg || (*set)->eta == o->eta);
+	int same = *set && (*set)->g == g && (*set)->n == o->partitions;
 	for (int p = 0; same && p < o->partitions; p++)
 		same = (*set)->part[p].dev == o->device[p];
-	if (same)
+	if (same && (!mg || (*set)->eta == o->eta))
 		return WEST_OK;
+	if (same && new_hierarchy(*set, o->eta, &st, err, errlen)) {
+		if (st)
+			west_parts_drop(set);
+		return st;
+	}
 	west_parts_drop(set);
 	if (!(*set = malloc(sizeof **set)))
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
@@ -1290,6 +1356,16 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 			 (double)bytes / (double)(cells ? cells : 1));
 	}
 	return WEST_OK;
+}
+
+enum west_status west_parts_prepare(struct west_parts **set, const struct west_grid *g,
+				    const struct west_kernel_ops *ops,
+				    const struct west_solve_opts *opts, char *err, size_t errlen)
+{
+	struct west_solve_opts o = *opts;
+	struct west_obs_set none = { 0 };
+	o.eta = west_model_eta(opts, &none);   /* auto: 1 */
+	return keep_set(set, g, ops, &o, err, errlen);
 }
 
 enum west_status west_parts_solve(struct west_parts **set, const struct west_grid *g,

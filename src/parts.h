@@ -97,6 +97,8 @@ struct west_parts {
 				       backend of devices, and its tail) */
 	const struct west_grid *g;  /* the whole grid */
 	double eta;                 /* the hierarchy's, or NaN when none */
+	double w[WEST_MAX_PARTS];   /* the shares the rows were dealt out by, */
+	size_t min_rows, min_cells; /* and the cut's thresholds */
 	float *stage;               /* host: face rows (west_parts_merge_v) */
 	int me;                     /* this process's rank: its partitions are
 				       those of this rank, the others are
@@ -187,6 +189,17 @@ enum west_status west_parts_solve(struct west_parts **set, const struct west_gri
 				  const struct west_obs_set *obs,
 				  const struct west_solve_opts *opts, struct west_field *f,
 				  west_progress_fn progress, void *ctx, char *err, size_t errlen);
+/*
+ * *set built for opts (eta auto taken as 1, neutral) as west_parts_solve
+ * would build it, before any solve: a backend builds its planned slabs
+ * when the terrain goes up, so that the first field costs what a steady
+ * one does (a solve whose eta differs then rebuilds the hierarchy only,
+ * where the level shapes stay the same).
+ */
+enum west_status west_parts_prepare(struct west_parts **set, const struct west_grid *g,
+				    const struct west_kernel_ops *ops,
+				    const struct west_solve_opts *opts, char *err,
+				    size_t errlen);
 /* Free *set (built by west_parts_solve) and make it NULL. */
 void west_parts_drop(struct west_parts **set);
 

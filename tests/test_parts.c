@@ -294,6 +294,63 @@ Test(parts, devices_config_runs_the_cpu_backend_in_slabs)
 	free(c);
 }
 
+/*
+ * A set is built before any solve (west_parts_prepare, eta auto taken as
+ * 1, as a backend builds its planned slabs with the terrain), and a solve
+ * with another eta builds the hierarchy again and keeps the slabs where
+ * that eta's levels cut the grid into the same slabs (eta 4 here, whose
+ * levels coarsen z alone longer), or builds the whole set again where
+ * they do not (eta 0.04: its first coarse level halves x and y too, so
+ * the slabs' padding grows); each field is that eta's one-device field.
+ */
+Test(parts, another_eta_rebuilds_the_hierarchy_alone)
+{
+	static const struct { double eta; int kept; } runs[] = {
+		{ 1.0, 1 }, { 4.0, 1 }, { 1.0, 1 }, { 0.04, 0 }, { 1.0, 0 },
+	};
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o, o1;
+	struct west_field one, f;
+	struct west_parts *set = NULL;
+	char err[WEST_ERRLEN], what[64];
+
+	setup(&g, &obs, 128, 384);
+	fix_opts(&o, 60, 1e-4, 1.7, WEST_INDEXING_COMPACT);
+	o.solver = WEST_SOLVER_MULTIGRID;
+	o.partitions = 2;
+	o.eta = NAN;
+	west_log_set_level(WEST_LOG_DEBUG);
+	log_capture();
+	cr_assert_eq(west_parts_prepare(&set, &g, &west_kernels_cpu, &o, err, sizeof err),
+		     WEST_OK, "%s", err);
+	cr_expect(strstr(log_text(), "rows in 2 slabs"), "the set is built: %s", log_buf);
+	cr_assert_eq(set->eta, 1.0, "eta auto is built as 1");
+	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+		o.eta = runs[r].eta;
+		o1 = o;
+		o1.partitions = 1;
+		solve_one(&g, &obs, &o1, &one);
+		cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
+		log_capture();
+		cr_assert_eq(west_parts_solve(&set, &g, &west_kernels_cpu, &obs, &o, &f, NULL, NULL,
+					      err, sizeof err), WEST_OK, "%s", err);
+		const char *log = log_text();
+		snprintf(what, sizeof what, "run %zu, eta %g", r, o.eta);
+		cr_expect_eq(!strstr(log, "rows in 2 slabs"), runs[r].kept,
+			     "%s: the slabs should be %s: %s", what,
+			     runs[r].kept ? "kept" : "built again", log);
+		cr_expect_eq(set->eta, o.eta, "%s", what);
+		same_field(&g, &one, &f, what);
+		west_field_free(&one);
+		west_field_free(&f);
+	}
+	west_log_set_level(WEST_LOG_INFO);
+	west_parts_drop(&set);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
 /* What devices and weights accept and refuse, and devices' agreement with
  * backend. */
 Test(parts, devices_values)
@@ -421,12 +478,13 @@ static void *cuda_state_for(const struct west_grid *g, const struct west_solve_o
 
 /*
  * A state planned for slabs (config devices, here cuda:0,cuda:0) holds
- * its slabs and not the whole grid's arrays beside them: after its solve
- * it holds at most 1.25 times what a one-device state holds (the slabs'
- * halos and the tail are the difference), and the whole grid's 25 bytes
- * per cell less than an unplanned state that solved the same slabs.  A
- * one-device solve on it still works (the arrays are made then), and every
- * field is the one-device field.
+ * its slabs and not the whole grid's arrays beside them: it builds them
+ * when the terrain goes up (the first solve adds nothing), holds at most
+ * 1.25 times what a one-device state holds (the slabs' halos and the tail
+ * are the difference), and the whole grid's 25 bytes per cell less than
+ * an unplanned state that solved the same slabs.  A one-device solve on
+ * it still works (the arrays are made then), and every field is the
+ * one-device field.
  */
 Test(parts, planned_slabs_hold_only_their_slabs)
 {
@@ -466,8 +524,9 @@ Test(parts, planned_slabs_hold_only_their_slabs)
 		    (double)b_fat / (double)cells);
 	same_field(&g, &one, &lean, "planned slabs");
 	same_field(&g, &one, &fat, "unplanned slabs");
-	cr_expect_eq(b_planned, 0, "a planned state holds %zu bytes before its first solve",
-		     b_planned);
+	cr_expect(b_planned > 0 && b_planned == b_lean, "a planned state holds %zu bytes after "
+		  "the upload and %zu after its first solve: its slabs are built with the "
+		  "terrain", b_planned, b_lean);
 	cr_expect_leq(b_lean, b_one + b_one / 4, "planned slabs: %zu bytes, one device %zu",
 		      b_lean, b_one);
 	cr_expect_geq(b_fat, b_lean + 25 * cells, "unplanned slabs: %zu bytes, planned %zu",
@@ -549,6 +608,93 @@ ParameterizedTest(struct gpus_case *c, parts, slabs_on_two_gpus_are_the_gpu_fiel
 	west_grid_free(&g);
 #else
 	(void)c;
+#endif
+}
+
+#ifdef WEST_HAVE_CUDA
+/* The CUDA state and options westd makes from a config of devices = auto
+ * (west_backend_plan), g uploaded. */
+static void *auto_state(const struct west_grid *g, struct west_solve_opts *o)
+{
+	struct west_config *c = malloc(sizeof *c);
+	void *state = NULL;
+	char err[WEST_ERRLEN];
+
+	cr_assert_not_null(c);
+	west_config_defaults(c);
+	west_solve_opts_from_config(o, c);
+	cr_assert(o->devices_auto && o->partitions == 1, "devices = auto");
+	cr_assert_eq(west_backend_cuda.init(&state, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_backend_plan(&west_backend_cuda, state, c, err, sizeof err), WEST_OK,
+		     "%s", err);
+	cr_assert_eq(west_backend_cuda.upload_terrain(state, g, err, sizeof err), WEST_OK, "%s",
+		     err);
+	free(c);
+	return state;
+}
+#endif
+
+/*
+ * devices = auto (the default) with two or more GPUs: a slab on each, built
+ * when the terrain goes up, the field GPU 0's one-device field bit for
+ * bit; a grid too small to cut on GPU 0 alone, the same field as there.
+ * With one GPU: that GPU, no slabs (both halves run wherever a GPU is).
+ */
+Test(parts, devices_auto_takes_every_gpu)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	static const size_t rows[2] = { 192, 24 };   /* cut, too small to cut */
+	const struct west_backend *be = &west_backend_cuda;
+	static const int all[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	char why[WEST_ERRLEN];
+	int count = 1;   /* the GPUs usable together: as many as peers accepts */
+
+	while (count < 16 && !west_kernels_cuda.peers(all, count + 1, why, sizeof why))
+		count++;
+	for (int k = 0; k < 2; k++) {
+		struct west_grid g;
+		struct west_obs_set obs;
+		struct west_solve_opts o, one_o;
+		struct west_field one, f;
+		char err[WEST_ERRLEN], desc[512];
+		int slabs = count > 1 && k == 0 ? (count < 16 ? count : 16) : 1;
+		void *state;
+
+		setup(&g, &obs, 128, rows[k]);
+		log_capture();
+		state = auto_state(&g, &o);
+		const char *log = log_text();
+		be->describe(state, desc, sizeof desc);
+		cr_expect_eq(strstr(desc, "(devices = auto") != NULL, count > 1, "%s", desc);
+		cr_expect_eq(strstr(log, "slabs built with the terrain") != NULL, slabs > 1,
+			     "%zu rows on %d GPUs: %s", rows[k], count, log);
+		cr_expect_eq(strstr(log, "this grid on one GPU") != NULL, count > 1 && k == 1,
+			     "%zu rows on %d GPUs: %s", rows[k], count, log);
+		size_t before = be->device_bytes(state);
+		one_o = o;
+		one_o.devices_auto = 0;
+		solve_backend(be, &g, &obs, &one_o, &one);
+		cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
+		cr_assert_eq(be->run(state, &obs, &o, &f, NULL, NULL, err, sizeof err), WEST_OK,
+			     "%s", err);
+		cr_expect_eq(f.report.partitions, slabs,
+			     "%zu rows on %d GPUs: %d slabs", rows[k], count, f.report.partitions);
+		for (int p = 0; p < slabs && slabs > 1; p++) {
+			char dev[16];
+			snprintf(dev, sizeof dev, "cuda:%d", p);
+			cr_expect_str_eq(f.report.slab[p].device, dev, "slab %d", p);
+		}
+		if (slabs > 1)
+			cr_expect_eq(be->device_bytes(state), before, "the first solve builds "
+				     "nothing more: %zu bytes, then %zu", before,
+				     be->device_bytes(state));
+		same_field(&g, &one, &f, k ? "devices = auto, a small grid" : "devices = auto");
+		be->free(state);
+		west_field_free(&one), west_field_free(&f);
+		west_obs_set_free(&obs);
+		west_grid_free(&g);
+	}
 #endif
 }
 

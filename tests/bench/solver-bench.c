@@ -11,11 +11,13 @@
  *    (WEST_CUDA_GRAPHS=0), and in --partitions N slabs of the grid on the
  *    one device (parts.h: the partition layer's cost, its exchanges), and
  *    in the slabs of each devices list of --devices (lists parted by ';',
- *    a row each: "cuda:0,cuda:0;cuda:0,cuda:1" two slabs on one GPU, then
- *    on two; each on a fresh state planned for it, as westd makes it, a
- *    row for each halo exchange of --exchange (config exchange), and
- *    on CUDA the memory each GPU gives that state, by cudaMemGetInfo before
- *    and after, in a table of its own);
+ *    a row each: "cuda:0,cuda:0;cuda:0,cuda:1;auto" two slabs on one GPU,
+ *    then on two, then config devices = auto; each on a fresh state planned
+ *    for it, as westd makes it, a row for each halo exchange of --exchange
+ *    (config exchange), a row for its first run after the terrain's upload
+ *    (which builds the slabs: its time in the row's name), and on CUDA the
+ *    memory each GPU gives that state, by cudaMemGetInfo before and after,
+ *    in a table of its own);
  * then the potential smoother's throughput on level 0 in cell-sweeps per
  * second (a cell-sweep: one cell updated once; a red-black iteration is
  * one per cell), against the bytes a sweep must move per cell and the
@@ -205,22 +207,15 @@ static void memory_row(const char *grid, const char *list, int dev, double bytes
 		 (double)cells * 1e-6, bytes / (double)cells);
 }
 
-/* The median of reps multigrid runs in `parts` slabs on devices dev
- * (NULL: device 0), exchanging halos by ex, into r. */
+/* The median of reps multigrid runs with options o, into r. */
 static void multigrid_median(const struct west_backend *be, void *state,
 			     const struct west_grid *g, const struct west_obs_set *obs, int reps,
-			     int parts, const int *dev, enum west_exchange ex, struct result *r)
+			     const struct west_solve_opts *o, struct result *r)
 {
-	struct west_solve_opts o;
 	double t[64], tt[64];
 
-	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
-	o.partitions = parts;
-	o.exchange = ex;
-	if (dev)
-		memcpy(o.device, dev, parts * sizeof *dev);
 	for (int i = 0; i < reps; i++) {
-		*r = run(be, state, g, obs, &o);
+		*r = run(be, state, g, obs, o);
 		t[i] = r->step8, tt[i] = r->total;
 	}
 	qsort(t, (size_t)reps, sizeof t[0], cmp_double);
@@ -242,14 +237,14 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 
 	opts_for(&o, WEST_SOLVER_MULTIGRID, 1.0, 0);
 	first = run(be, state, g, obs, &o);
-	multigrid_median(be, state, g, obs, reps, 1, NULL, 0, &mg);
+	multigrid_median(be, state, g, obs, reps, &o, &mg);
 	row(grid, be->name, "multigrid", &mg, &mg);
 	if (ref_state) {
 		const char *what = strcmp(be->name, "cpu") ?
 				   "multigrid, no graphs (WEST_CUDA_GRAPHS=0)" :
 				   "multigrid, reference kernels (WEST_CPU_KERNELS=reference)";
 		run(be, ref_state, g, obs, &o);   /* builds its hierarchy */
-		multigrid_median(be, ref_state, g, obs, reps, 1, NULL, 0, &r);
+		multigrid_median(be, ref_state, g, obs, reps, &o, &r);
 		row(grid, be->name, what, &r, &mg);
 		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
 	}
@@ -258,42 +253,65 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 		snprintf(what, sizeof what, "multigrid, %d slabs (devices)", op->partitions);
 		o.partitions = op->partitions;
 		run(be, state, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
+		multigrid_median(be, state, g, obs, reps, &o, &r);
 		o.partitions = 1;
-		multigrid_median(be, state, g, obs, reps, op->partitions, NULL, 0, &r);
 		row(grid, be->name, what, &r, &mg);
 		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, what, 1e3 * r.total);
 	}
 	snprintf(list, sizeof list, "%s", op->devices);
 	for (char *l = strtok_r(list, ";", &save); l; l = strtok_r(NULL, ";", &save)) {
 		struct west_devices d;
+		struct west_solve_opts po = o;
 		char what[300], err[WEST_ERRLEN];
-		double used[WEST_MAX_PARTS];
+		double used[WEST_MAX_PARTS], t_up;
 		void *ps;   /* a state planned for these slabs, as westd makes it */
-		if (west_devices_parse(l, &d, what, sizeof what) || d.n < 2)
-			die(l, d.n < 2 ? "a devices list of two or more" : what);
-		snprintf(what, sizeof what, "multigrid, %d slabs on %s", d.n, l);
-		o.partitions = d.n;
-		memcpy(o.device, d.dev, sizeof o.device);
+		if (west_devices_parse(l, &d, what, sizeof what) || d.n == 1)
+			die(l, d.n == 1 ? "auto, or a devices list of two or more" : what);
+		if (!d.n) {   /* auto: every GPU the backend sees */
+			po.devices_auto = 1;
+			d.n = 1;
+#ifdef WEST_HAVE_CUDA
+			if (strcmp(be->name, "cpu") && cudaGetDeviceCount(&d.n) != cudaSuccess)
+				d.n = 1;
+#endif
+			d.n = d.n < WEST_MAX_PARTS ? d.n : WEST_MAX_PARTS;
+			for (int k = 0; k < WEST_MAX_PARTS; k++)
+				d.dev[k] = k;
+			snprintf(what, sizeof what, "multigrid, devices = auto (%d %s)", d.n,
+				 strcmp(be->name, "cpu") ? "GPUs seen" : "CPU");
+		} else {
+			po.partitions = d.n;
+			memcpy(po.device, d.dev, sizeof po.device);
+			snprintf(what, sizeof what, "multigrid, %d slabs on %s", d.n, l);
+		}
 		for (int k = 0; k < d.n; k++)
 			used[k] = device_used(be, d.dev[k]);
 		if (be->init(&ps, err, sizeof err))
 			die("init", err);
-		if (be->plan && be->plan(ps, &o, err, sizeof err))
+		if (be->plan && be->plan(ps, &po, err, sizeof err))
 			die("plan", err);
+		t_up = now_s();
 		if (be->upload_terrain(ps, g, err, sizeof err))
 			die("upload", err);
-		run(be, ps, g, obs, &o);   /* cuts the grid, builds the slabs' hierarchies */
-		o.partitions = 1;
+		t_up = now_s() - t_up;
+		/* the first run: with the slabs built at upload, a solve like
+		 * any other; the upload's time beside it */
+		struct result up_first = run(be, ps, g, obs, &po);
 		for (const char *x = op->exchange; *x; x += strcspn(x, ",") + !!x[strcspn(x, ",")]) {
-			enum west_exchange ex = strncmp(x, "blocking", 8) ? WEST_EXCHANGE_OVERLAP :
-									    WEST_EXCHANGE_BLOCKING;
 			char which[400];
+			po.exchange = strncmp(x, "blocking", 8) ? WEST_EXCHANGE_OVERLAP :
+								  WEST_EXCHANGE_BLOCKING;
 			snprintf(which, sizeof which, "%s, %s exchange", what,
-				 ex == WEST_EXCHANGE_BLOCKING ? "blocking" : "overlapped");
-			multigrid_median(be, ps, g, obs, reps, d.n, d.dev, ex, &r);
+				 po.exchange == WEST_EXCHANGE_BLOCKING ? "blocking" : "overlapped");
+			multigrid_median(be, ps, g, obs, reps, &po, &r);
 			row(grid, be->name, which, &r, &mg);
 			fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, which, 1e3 * r.total);
 		}
+		char which[400];
+		snprintf(which, sizeof which, "%s, first run (the terrain's upload: %.1f ms)",
+			 what, 1e3 * t_up);
+		row(grid, be->name, which, &up_first, &mg);
+		fprintf(stderr, "%s %s: %s %.1f ms\n", grid, be->name, which, 1e3 * up_first.total);
 		for (int k = 0; k < d.n; k++) {
 			int first = 1;
 			for (int j = 0; j < k; j++)
