@@ -33,13 +33,17 @@ struct west_backend {
 	void (*free)(void *state);
 	/*
 	 * Solves of this state will be cut as o says (o->partitions slabs on
-	 * o->device: config devices), from the next upload_terrain on, so
-	 * that the backend may leave out what only a one-device solve uses
+	 * o->device: config devices; on CUDA, o->devices_auto: a slab on each
+	 * GPU seen when there are two or more), from the next upload_terrain
+	 * on, which builds the slabs then (west_parts_prepare; a grid too
+	 * small for listed slabs is refused there, one too small for auto's
+	 * stays whole), so that the first field costs what a steady one does
+	 * and the backend may leave out what only a one-device solve uses
 	 * (CUDA: the whole grid's arrays on its device, then made by the
 	 * first one-device solve if one comes), after checking that the
 	 * devices exist (else the error names them).  Optional (a state
-	 * solves either way; NULL where there is nothing to leave out: the
-	 * CPU).  westd and west run call it through west_backend_plan.
+	 * solves either way).  westd and west run call it through
+	 * west_backend_plan.
 	 */
 	enum west_status (*plan)(void *state, const struct west_solve_opts *o, char *err,
 				 size_t errlen);

@@ -12,6 +12,7 @@
  */
 #include "backend.h"
 #include "parts.h"
+#include "ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@ struct cpu_state {
 	struct west_levels levels;
 	struct west_mg mg;           /* built for the grid, or nlevels 0 */
 	struct west_parts *parts;    /* the grid in slabs (config devices), or NULL */
+	struct west_solve_opts popts;   /* planned for slabs (cpu_plan): popts.partitions
+					   > 1, the set built at upload */
 };
 
 /* Host memory, the kernel table's memory operations on the CPU (model.h). */
@@ -161,6 +164,19 @@ static void cpu_free(void *state)
 	free(s);
 }
 
+/* config devices = cpu,cpu,...: the slabs built with the terrain (not
+ * under mpirun, where every rank builds them at the first solve). */
+static enum west_status cpu_plan(void *state, const struct west_solve_opts *o, char *err,
+				 size_t errlen)
+{
+	struct cpu_state *s = state;
+	(void)err, (void)errlen;
+	s->popts = *o;
+	if (west_ranks_count() > 1)
+		s->popts.partitions = 1;
+	return WEST_OK;
+}
+
 static enum west_status cpu_upload_terrain(void *state, const struct west_grid *g,
 					   char *err, size_t errlen)
 {
@@ -174,7 +190,10 @@ static enum west_status cpu_upload_terrain(void *state, const struct west_grid *
 	west_parts_drop(&s->parts);
 	s->levels = l;
 	s->grid = g;
-	return WEST_OK;
+	if (s->popts.partitions > 1 &&
+	    (st = west_parts_prepare(&s->parts, g, s->ops, &s->popts, err, errlen)))
+		s->grid = NULL;
+	return st;
 }
 
 /* The hierarchy for o, built when the solver needs one and there is none
@@ -282,6 +301,7 @@ const struct west_backend west_backend_cpu = {
 	.probe = cpu_probe,
 	.init = cpu_init,
 	.free = cpu_free,
+	.plan = cpu_plan,
 	.upload_terrain = cpu_upload_terrain,
 	.run = cpu_run,
 	.describe = cpu_describe,

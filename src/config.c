@@ -128,8 +128,9 @@ static const struct conf_row rows[] = {
 		"auto", 0, "compute backend (auto = CUDA when a GPU answers)" },
 	[WEST_CONF_DEVICES] = {
 		"devices", CONF_DEVICES, FIELD(devices), 0, 0, 0, NULL, "auto", 0,
-		"auto (the backend key decides), or partitions: cpu, or cuda:N for GPU N, "
-		"listed N times cuts the grid into N slabs on those devices" },
+		"auto (the backend key decides; on CUDA a slab on each GPU when two or more are "
+		"seen), or partitions: cpu, or cuda:N for GPU N, listed N times cuts the grid "
+		"into N slabs on those devices" },
 	[WEST_CONF_WEIGHTS] = {
 		"weights", CONF_WEIGHTS, FIELD(weights), 0, 0, 0, NULL, "auto", 0,
 		"the partitions' shares of the rows: auto (even on one device; several GPUs or "

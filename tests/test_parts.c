@@ -351,6 +351,55 @@ Test(parts, another_eta_rebuilds_the_hierarchy_alone)
 	west_grid_free(&g);
 }
 
+/*
+ * A CPU state planned for slabs (west_backend_plan, as westd and west run
+ * call it, devices = cpu,cpu) builds them when the terrain is uploaded, so
+ * that its first solve builds nothing; a grid too small for its slabs is
+ * refused there, with the reason.
+ */
+Test(parts, planned_cpu_slabs_are_built_with_the_terrain)
+{
+	const struct west_backend *be = &west_backend_cpu;
+	struct west_grid g, small;
+	struct west_obs_set obs, obs2;
+	struct west_config *c = malloc(sizeof *c);
+	struct west_solve_opts o;
+	struct west_field one, f;
+	char err[WEST_ERRLEN];
+	void *state = NULL;
+
+	cr_assert_not_null(c);
+	setup(&g, &obs, 128, 192);
+	setup(&small, &obs2, 128, 24);
+	west_config_defaults(c);
+	cr_assert_eq(west_config_set(c, "devices = cpu,cpu", "test", err, sizeof err), WEST_OK,
+		     "%s", err);
+	west_solve_opts_from_config(&o, c);
+	cr_assert_eq(be->init(&state, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_backend_plan(be, state, c, err, sizeof err), WEST_OK, "%s", err);
+	log_capture();
+	cr_assert_eq(be->upload_terrain(state, &g, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect(strstr(log_text(), "rows in 2 slabs"), "the upload builds the slabs: %s",
+		  log_buf);
+	cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
+	log_capture();
+	cr_assert_eq(be->run(state, &obs, &o, &f, NULL, NULL, err, sizeof err), WEST_OK, "%s",
+		     err);
+	cr_expect(!strstr(log_text(), "in 2 slabs"), "the first solve builds none: %s", log_buf);
+	cr_expect_eq(f.report.partitions, 2);
+	o.partitions = 1;
+	o.eta = f.report.eta;
+	solve_one(&g, &obs, &o, &one);
+	same_field(&g, &one, &f, "devices = cpu,cpu, planned");
+	cr_expect_eq(be->upload_terrain(state, &small, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "too few for 2 slabs"), "%s", err);
+	be->free(state);
+	west_field_free(&one), west_field_free(&f);
+	west_obs_set_free(&obs), west_obs_set_free(&obs2);
+	west_grid_free(&g), west_grid_free(&small);
+	free(c);
+}
+
 /* What devices and weights accept and refuse, and devices' agreement with
  * backend. */
 Test(parts, devices_values)
