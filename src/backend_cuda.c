@@ -748,7 +748,13 @@ static enum west_status cuda_plan(void *state, const struct west_solve_opts *o, 
 	}
 	if (o->devices_auto)
 		return plan_auto(s, o, err, errlen);
-	return s->slabs ? cuda_peers(o->device, o->partitions, err, errlen) : WEST_OK;
+	if (!s->slabs)
+		return WEST_OK;
+	int gpus[WEST_MAX_PARTS], n = 0;   /* the GPUs listed (cpu entries beside them) */
+	for (int p = 0; p < s->slabs; p++)
+		if (o->device[p] != WEST_DEVICE_CPU)
+			gpus[n++] = o->device[p];
+	return cuda_peers(gpus, n, err, errlen);
 }
 
 /* A planned state's slabs for s->grid, built now (west_parts_prepare): 0,
@@ -1110,8 +1116,10 @@ static void cuda_describe(void *state, char *buf, size_t len)
 		return;
 	}
 	for (int p = 0; p < s->slabs && n > 0 && (size_t)n < len; p++)   /* planned */
-		n += snprintf(buf + n, len - (size_t)n, "%scuda:%d", p ? "," : "; slabs on ",
-			      s->slab_dev[p]);
+		n += s->slab_dev[p] == WEST_DEVICE_CPU ?
+			     snprintf(buf + n, len - (size_t)n, "%scpu", p ? "," : "; slabs on ") :
+			     snprintf(buf + n, len - (size_t)n, "%scuda:%d", p ? "," : "; slabs on ",
+				      s->slab_dev[p]);
 	if (s->slab_auto && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " (devices = auto; a grid too small for "
 			 "them on cuda:0)");
@@ -1120,7 +1128,10 @@ static void cuda_describe(void *state, char *buf, size_t len)
 static size_t cuda_device_bytes(void *state)
 {
 	struct cuda_state *s = state;
-	return s->bytes + s->sta_bytes + (s->parts ? west_parts_bytes(s->parts, -1) : 0);
+	/* the slabs' on the GPUs (not a CPU slab's beside them) */
+	return s->bytes + s->sta_bytes +
+	       (s->parts ? west_parts_bytes(s->parts, WEST_PARTS_ALL) -
+				   west_parts_bytes(s->parts, WEST_DEVICE_CPU) : 0);
 }
 
 static const struct west_host_alloc pinned = { pinned_alloc, pinned_free, 1 };

@@ -353,7 +353,7 @@ enum west_status west_devices_parse(const char *v, struct west_devices *d, char 
 			return west_fail(err, errlen, WEST_ERR_INVALID,
 					 "more than 16 partitions");
 		if (n == 3 && strncasecmp(p, "cpu", 3) == 0)
-			d->cpu++;
+			d->dev[d->n] = WEST_DEVICE_CPU, d->cpu++;
 		else if (n > 5 && n < 8 && strncasecmp(p, "cuda:", 5) == 0 &&
 			 strspn(p + 5, "0123456789") == n - 5)
 			d->dev[d->n] = atoi(p + 5), d->cuda++;
@@ -370,10 +370,6 @@ enum west_status west_devices_parse(const char *v, struct west_devices *d, char 
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "cuda:%d alone: one GPU is cuda:0; to use another, start westd "
 				 "with CUDA_VISIBLE_DEVICES=%d", d->dev[0], d->dev[0]);
-	if (d->cuda && d->cpu)
-		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "partitions on the CPU beside a GPU are not built yet "
-				 "(docs/design.md section 5): list cpu or cuda:N entries, not both");
 	return WEST_OK;
 }
 

@@ -174,9 +174,10 @@ enum west_status west_config_load(struct west_config *c, const char *path,
  * checked at start (west_backend_plan).  Fails with a message
  * naming the entry.
  */
+#define WEST_DEVICE_CPU (-1)   /* a cpu entry's device */
 struct west_devices {
 	int n, cpu, cuda;   /* entries; of them cpu and cuda:N */
-	int dev[16];        /* entry p's CUDA device (0 for cpu) */
+	int dev[16];        /* entry p's CUDA device, or WEST_DEVICE_CPU */
 };
 enum west_status west_devices_parse(const char *v, struct west_devices *d, char *err,
 				    size_t errlen);

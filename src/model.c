@@ -289,7 +289,8 @@ enum west_status west_model_solve_parts(struct west_parts *ps, const struct west
 				 o->solver == WEST_SOLVER_MULTIGRID ? "multigrid" : "sor-potential",
 				 o->eta);
 	report_init(r, g, o, u_ref);
-	snprintf(r->backend, sizeof r->backend, "%s", ps->part[0].ops->backend);
+	snprintf(r->backend, sizeof r->backend, "%s",
+		 (ps->gpu ? ps->gpu : ps->part[0].ops)->backend);
 	ps->overlap = o->exchange == WEST_EXCHANGE_OVERLAP;
 	ps->exchange_seconds = 0.0;
 	st = steps(&x, o);

@@ -60,7 +60,9 @@ struct west_solve_opts {
 	enum west_land_use land_use;
 	int partitions;           /* slabs of the grid (config devices: cpu or
 				     cuda:N listed that many times); 0 or 1: one */
-	int device[16];           /* slab p's CUDA device (config devices) */
+	int device[16];           /* slab p's CUDA device (config devices), or
+				     WEST_DEVICE_CPU: a CPU slab (beside GPUs on
+				     the CUDA backend) */
 	int devices_auto;         /* config devices = auto: the backend's plan
 				     may cut the grid over every GPU it sees */
 	int nweights;             /* config weights: 0 (auto), or one per slab */

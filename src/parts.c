@@ -36,8 +36,15 @@ static void bind(const struct west_parts *ps, const struct west_part *q)
 
 static enum west_status join(const struct west_parts *ps)
 {
-	const struct west_kernel_ops *k = ps->part[0].ops;
-	return ps->ndev > 1 ? k->join(ps->devs, ps->ndev) : WEST_OK;
+	const struct west_kernel_ops *k = ps->gpu;
+	enum west_status st = ps->ndev > 1 ? k->join(ps->devs, ps->ndev) : WEST_OK;
+
+	/* a CPU beside GPUs: its kernels and the copies from and into its
+	 * host memory run when called, so the host waits for every GPU */
+	for (int d = 0; d < ps->ndev && ps->cpu && k && !st; d++)
+		if (!(st = k->bind(ps->devs[d])))
+			st = k->sync();
+	return st;
 }
 
 /* st, after an exchange's copies (begun after a join): the join that
@@ -337,11 +344,14 @@ static enum west_status move_rows(const struct west_parts *ps, const struct west
 	enum west_status st;
 
 	if (mine(ps, s) && mine(ps, d)) {
+		/* the sender's table; from a CPU partition into a GPU one the
+		 * receiver's (device tables copy from and into host memory too) */
+		const struct west_part *via = !s->ops->bind && d->ops->bind ? d : s;
 		size_t hx = sl->hx, n = (j1 - j0) * hx;
-		bind(ps, s);
-		st = s->ops->copy2d(row_at(da, dl, djg, c, j0), hx * dl->ny * sizeof *da,
-				    row_at(sa, sl, sjg, c, j0), hx * sl->ny * sizeof *sa,
-				    n * sizeof *sa, sl->nz, err, sizeof err);
+		bind(ps, via);
+		st = via->ops->copy2d(row_at(da, dl, djg, c, j0), hx * dl->ny * sizeof *da,
+				      row_at(sa, sl, sjg, c, j0), hx * sl->ny * sizeof *sa,
+				      n * sizeof *sa, sl->nz, err, sizeof err);
 		if (st)
 			west_log(WEST_LOG_ERR, "partitions: moving rows: %s", err);
 		return st;
@@ -494,6 +504,16 @@ static void number_list(char *line, size_t size, const double *v, int n, double 
 					 scale * v[p]);
 }
 
+/* A device's share of the rows from its speed s and the fastest's f:
+ * in tenths of the fastest, so that GPUs or hosts of one model, whose
+ * timings differ by a few per cent, get even shares; below half the
+ * fastest's speed (a CPU beside a GPU) in hundredths, at least one. */
+static double share(double s, double f)
+{
+	double r = s / f;
+	return r >= 0.45 ? round(10.0 * r) / 10.0 : fmax(0.01, round(100.0 * r) / 100.0);
+}
+
 /* The partitions' weights into w: po's, or without them, over MPI ranks
  * each rank's measured speed (every rank gets all, so all cut alike; in
  * tenths of the fastest, so that equal hosts or GPUs get even shares), on
@@ -516,33 +536,35 @@ static enum west_status weights(const struct west_parts *ps,
 	for (int p = 0; p < ps->n; p++)
 		w[p] = 1.0;
 	if (west_ranks_count() < 2) {
-		/* several devices of one process (ps->devs): each device's
-		 * speed, shared by its partitions (they run one after another on
-		 * it); one device: even shares */
-		double dev_speed[WEST_MAX_PARTS], fastest = 0.0;
-		int held[WEST_MAX_PARTS] = { 0 };
-		if (ps->ndev < 2)
+		/* several devices of one process (ps->devs, and the CPU beside
+		 * them): each device's speed, shared by its partitions (they run
+		 * one after another on it); one device: even shares */
+		double dev_speed[WEST_MAX_PARTS + 1], fastest = 0.0;
+		int held[WEST_MAX_PARTS + 1] = { 0 }, devs[WEST_MAX_PARTS + 1], nd = ps->ndev;
+		memcpy(devs, ps->devs, sizeof ps->devs);
+		if (ps->cpu)
+			devs[nd++] = WEST_DEVICE_CPU;
+		if (nd < 2)
 			return WEST_OK;
-		for (int d = 0; d < ps->ndev; d++) {
+		for (int d = 0; d < nd; d++) {
 			int p = 0;
-			while (ps->part[p].dev != ps->devs[d])
+			while (ps->part[p].dev != devs[d])
 				p++;
-			dev_speed[d] = speed(ops[p], ps->devs[d]);
+			dev_speed[d] = speed(ops[p], devs[d]);
 			fastest = fmax(fastest, dev_speed[d]);
 			for (p = 0; p < ps->n; p++)
-				held[d] += ps->part[p].dev == ps->devs[d];
+				held[d] += ps->part[p].dev == devs[d];
 		}
-		/* in tenths of the fastest: GPUs of one model, whose timings
-		 * differ by a few per cent, get even shares */
 		for (int p = 0; p < ps->n; p++) {
 			int d = 0;
-			while (ps->devs[d] != ps->part[p].dev)
+			while (devs[d] != ps->part[p].dev)
 				d++;
-			w[p] = fmax(0.1, round(10.0 * dev_speed[d] / fastest) / 10.0) / held[d];
+			w[p] = share(dev_speed[d], fastest) / held[d];
 		}
-		number_list(line, sizeof line, dev_speed, ps->ndev, 1e-9);
+		number_list(line, sizeof line, dev_speed, nd, 1e-9);
 		west_log(WEST_LOG_INFO, "partitions: the devices' speeds (G cell-sweeps/s, in "
-			 "the order they are first listed): %s; rows dealt out in proportion", line);
+			 "the order they are first listed%s): %s; rows dealt out in proportion",
+			 ps->cpu ? ", the CPU last" : "", line);
 		return WEST_OK;
 	}
 #ifdef WEST_HAVE_MPI
@@ -554,8 +576,8 @@ static enum west_status weights(const struct west_parts *ps,
 		 "rows dealt out in proportion", line);
 	for (int p = 0; p < ps->n; p++)
 		fastest = fmax(fastest, w[p]);
-	for (int p = 0; p < ps->n; p++)   /* in tenths, as devices' above */
-		w[p] = fmax(0.1, round(10.0 * w[p] / fastest) / 10.0);
+	for (int p = 0; p < ps->n; p++)
+		w[p] = share(w[p], fastest);
 #endif
 	return WEST_OK;
 }
@@ -770,19 +792,21 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 		const char *e = getenv("WEST_MPI_STAGE");
 		ps->staged = ops[0]->sync != NULL || (e && !strcmp(e, "1"));
 	}
-	for (int p = 1; p < n; p++)
-		if (strcmp(ops[p]->backend, ops[0]->backend))
-			return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
-					 "partitions: %s beside %s: partitions of different "
-					 "backends are not built yet", ops[p]->backend,
-					 ops[0]->backend);
 	if (!po)
 		po = &dflt;
+	for (int p = 0; p < n && !ps->gpu; p++)
+		if (ops[p]->bind)
+			ps->gpu = ops[p];
 	for (int p = 0; p < n; p++) {   /* the partitions' devices, each once: */
-		int d = 0;                  /* this rank's only, under mpirun */
+		int d = 0;                  /* this rank's only, under mpirun; */
 		ps->part[p].dev = po->dev[p];
 		if (!mine(ps, &ps->part[p]))
 			continue;
+		if (ps->gpu && !ops[p]->bind) {   /* the GPUs' only, beside a CPU */
+			ps->part[p].dev = WEST_DEVICE_CPU;
+			ps->cpu++;
+			continue;
+		}
 		while (d < ps->ndev && ps->devs[d] != po->dev[p])
 			d++;
 		if (d == ps->ndev)
@@ -792,12 +816,23 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 	    (st = west_mg_plan(&plan, g, eta, err, errlen)))
 		return st;
 	if ((st = cut(ps, &plan, n, w, po, err, errlen)) && !po->nweights) {
-		/* measured speeds that leave a slab too small: even shares */
+		/* measured speeds that leave a slab too small: the smallest
+		 * shares raised to a fraction of the largest, the least that
+		 * cuts (1: even shares) */
+		static const double floors[] = { 0.02, 0.05, 0.1, 0.2, 0.5, 1.0 };
+		double most = 0.0, m[WEST_MAX_PARTS];
 		for (int p = 0; p < n; p++)
-			w[p] = 1.0;
-		if (!(st = cut(ps, &plan, n, w, po, err, errlen)))
-			west_log(WEST_LOG_INFO, "partitions: by the measured speeds a slab would be "
-				 "too small; the rows are dealt out evenly");
+			most = fmax(most, w[p]);
+		for (size_t f = 0; f < sizeof floors / sizeof floors[0] && st; f++) {
+			for (int p = 0; p < n; p++)
+				m[p] = fmax(w[p], floors[f] * most);
+			if (!(st = cut(ps, &plan, n, m, po, err, errlen))) {
+				memcpy(w, m, (size_t)n * sizeof *w);
+				west_log(WEST_LOG_INFO, "partitions: by the measured speeds a slab would "
+					 "be too small; each slab gets at least %g of the largest's share",
+					 floors[f]);
+			}
+		}
 	}
 	if (st)
 		return st;
@@ -807,18 +842,19 @@ enum west_status west_parts_build(struct west_parts *ps, const struct west_grid 
 		ps->part[p].ops = ops[p];
 		rows(ps, &plan, p);
 	}
-	if (ps->ndev > 1 && !ops[0]->peers)
+	if (ps->ndev > 1 && (!ps->gpu || !ps->gpu->peers))
 		return west_fail(err, errlen, WEST_ERR_UNSUPPORTED,
 				 "partitions: the %s backend has one device", ops[0]->backend);
-	if (ps->ndev > 1 && (st = ops[0]->peers(ps->devs, ps->ndev, err, errlen)))
+	if (ps->ndev > 1 && (st = ps->gpu->peers(ps->devs, ps->ndev, err, errlen)))
 		return st;
 	/* on a backend of devices, each partition's always: the thread's
 	 * current device is whichever the last call left */
-	ps->bind = ops[0]->bind != NULL;
-	/* page-locked where the backend has it: the queued dot products'
+	ps->bind = ps->gpu != NULL;
+	/* page-locked where a GPU's table has it: the queued dot products'
 	 * (solvers.c) */
-	ps->sums = ops[0]->host_alloc ? ops[0]->host_alloc(g->ny * sizeof *ps->sums) :
-					malloc(g->ny * sizeof *ps->sums);
+	ps->sums = ps->gpu && ps->gpu->host_alloc ?
+			   ps->gpu->host_alloc(g->ny * sizeof *ps->sums) :
+			   malloc(g->ny * sizeof *ps->sums);
 	int no_wire = 0;   /* a rank's messages (parts.c, struct wire) */
 #ifdef WEST_HAVE_MPI
 	struct wire *m = west_ranks_count() > 1 ? calloc(1, sizeof *m) : NULL;
@@ -882,8 +918,8 @@ void west_parts_free(struct west_parts *ps)
 	free_tail(ps);
 	if (ps->comm)   /* before the partitions (their ops) go */
 		ps->part[0].ops->ranks_close(ps->comm);
-	if (ps->sums && ps->part[0].ops->host_free)   /* a built set's: host_alloc's */
-		ps->part[0].ops->host_free(ps->sums);
+	if (ps->sums && ps->gpu && ps->gpu->host_free)   /* a built set's: host_alloc's */
+		ps->gpu->host_free(ps->sums);
 	else
 		free(ps->sums);
 	EACH(ps, q)
@@ -900,9 +936,9 @@ size_t west_parts_bytes(const struct west_parts *ps, int dev)
 {
 	size_t bytes = 0;
 	for (const struct west_part *q = ps->part; q < ps->part + ps->n; q++)
-		if (mine(ps, q) && (dev < 0 || q->dev == dev))
+		if (mine(ps, q) && (dev == WEST_PARTS_ALL || q->dev == dev))
 			bytes += q->bytes + q->mg.bytes;
-	if (ps->tail && (dev < 0 || ps->part[0].dev == dev))
+	if (ps->tail && (dev == WEST_PARTS_ALL || ps->part[0].dev == dev))
 		bytes += ps->tail->part[0].mg.bytes;
 	return bytes;
 }
@@ -1061,8 +1097,8 @@ static enum west_status share_norms(struct west_parts *ps, double norms[WEST_MAX
  * streams (ops->post); else exchanged at once. */
 static enum west_status halo(struct west_parts *ps, int L, int c, int post)
 {
-	const struct west_kernel_ops *k = ps->part[0].ops;
-	int side = post && k->post && west_ranks_count() < 2;
+	const struct west_kernel_ops *k = ps->gpu;
+	int side = post && k && k->post && !ps->cpu && west_ranks_count() < 2;
 	enum west_status st = side ? k->post(ps->devs, ps->ndev) : join(ps);
 
 	if (side && !st)
@@ -1125,7 +1161,7 @@ enum west_status west_parts_halo_wait(struct west_parts *ps)
 	if (ps->side) {
 		double t0 = clock_now();
 		ps->side = 0;
-		st = ps->part[0].ops->wait(ps->devs, ps->ndev);
+		st = ps->gpu->wait(ps->devs, ps->ndev);
 		bind(ps, &ps->part[0]);
 		return spent(ps, t0, st);
 	}
@@ -1141,7 +1177,9 @@ enum west_status west_parts_halo_wait(struct west_parts *ps)
 
 int west_parts_overlaps(const struct west_parts *ps)
 {
-	return ps->overlap && ps->n > 1 && (west_ranks_count() > 1 || ps->part[0].ops->post);
+	/* a CPU beside GPUs: blocking (its kernels and copies run when called) */
+	return ps->overlap && ps->n > 1 &&
+	       (west_ranks_count() > 1 || (ps->gpu && ps->gpu->post && !ps->cpu));
 }
 
 /* Partition q's face row j (the whole grid's numbering) of v, plane k. */
@@ -1330,8 +1368,8 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 	west_parts_drop(set);
 	if (!(*set = malloc(sizeof **set)))
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "partitions: out of memory");
-	for (int p = 0; p < WEST_MAX_PARTS; p++)
-		tables[p] = ops;
+	for (int p = 0; p < WEST_MAX_PARTS; p++)   /* a cpu entry beside GPUs: the CPU's */
+		tables[p] = ops->bind && o->device[p] == WEST_DEVICE_CPU ? &west_kernels_cpu : ops;
 	memcpy(po.weights, o->weights, sizeof po.weights);
 	memcpy(po.dev, o->device, sizeof po.dev);
 	if ((st = west_parts_build(*set, g, o->partitions, tables, mg, o->eta, &po, err,
@@ -1343,14 +1381,18 @@ static enum west_status keep_set(struct west_parts **set, const struct west_grid
 	west_log(WEST_LOG_INFO, "%s backend: the grid's %zu rows in %d slabs%s", ops->backend,
 		 g->ny, o->partitions,
 		 mg ? ", the hierarchy cut as far as each slab keeps 4 rows and 32768 cells" : "");
-	for (int d = 0; d < (*set)->ndev; d++) {
+	for (int d = 0; d < (*set)->ndev + !!(*set)->cpu; d++) {   /* the CPU last */
 		const struct west_parts *ps = *set;
-		size_t cells = 0, bytes = west_parts_bytes(ps, ps->devs[d]);
+		int dev = d < ps->ndev ? ps->devs[d] : WEST_DEVICE_CPU;
+		size_t cells = 0, bytes = west_parts_bytes(ps, dev);
 		char name[24];
 		for (const struct west_part *q = ps->part; q < ps->part + ps->n; q++)
-			if (q->dev == ps->devs[d] && mine(ps, q))   /* this rank's */
+			if (q->dev == dev && mine(ps, q))   /* this rank's */
 				cells += g->nx * (q->b[0] - q->a[0]) * g->nz;
-		snprintf(name, sizeof name, ops->bind ? "%s:%d" : "%s", ops->backend, ps->devs[d]);
+		if (ops->bind && dev != WEST_DEVICE_CPU)
+			snprintf(name, sizeof name, "%s:%d", ops->backend, dev);
+		else
+			snprintf(name, sizeof name, "cpu");
 		west_log(WEST_LOG_INFO, "partitions: %s holds %.1f MB for its slabs' %zu cells "
 			 "(%.1f bytes per cell)", name, 1e-6 * (double)bytes, cells,
 			 (double)bytes / (double)(cells ? cells : 1));

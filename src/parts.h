@@ -90,8 +90,12 @@ struct west_parts {
 				       wk.vgraph points here: solvers.c), or
 				       NULL */
 	struct west_part part[WEST_MAX_PARTS];
-	int ndev;                   /* the partitions' distinct devices, */
+	int ndev;                   /* the GPU partitions' distinct devices, */
 	int devs[WEST_MAX_PARTS];   /* each once (0 or 1: one device) */
+	const struct west_kernel_ops *gpu;   /* the first GPU partition's table
+				       (joins, peers, side streams), or NULL */
+	int cpu;                    /* CPU partitions beside GPU ones: each
+				       join makes the host wait for the GPUs */
 	int bind;                   /* 1: the partitions' devices are bound
 				       before their calls (a set built on a
 				       backend of devices, and its tail) */
@@ -152,7 +156,9 @@ void west_parts_free(struct west_parts *ps);
 
 /* Bytes a built set holds in its partitions' memory (the slabs' arrays
  * and fields, the hierarchy with the tail's; not the solve's station
- * arrays): all of them for dev < 0, else those on device dev. */
+ * arrays): all of them for WEST_PARTS_ALL, else those on device dev
+ * (WEST_DEVICE_CPU: the CPU's beside GPUs). */
+#define WEST_PARTS_ALL (-2)
 size_t west_parts_bytes(const struct west_parts *ps, int dev);
 
 /* A set of one over wk (not owned): the one-device solve. */

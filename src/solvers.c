@@ -131,21 +131,20 @@ static enum west_status dot(struct west_parts *ps, enum vec a, enum vec b, doubl
 {
 	double sum = 0.0;
 	enum west_status st;
-	if (ps->n > 1 && ps->part[0].ops->pot_dot_queued) {
-		/* every GPU's queued before any is waited for, into the built
-		 * set's page-locked sums (parts.c) */
-		EACH(ps, p)
-			if ((st = p->ops->pot_dot_queued(level(p, 0), vec(p, a), vec(p, b),
-							 ps->sums + p->a[0])))
-				return st;
-		EACH(ps, p)
-			if ((st = p->ops->sync()))
-				return st;
-	} else
-		EACH(ps, p)
-			if ((st = p->ops->pot_dot(level(p, 0), vec(p, a), vec(p, b),
-						  ps->sums + p->a[0])))
-				return st;
+	/* with several partitions every GPU's queued before any is waited
+	 * for, into the built set's page-locked sums (parts.c); a CPU's
+	 * (beside them, or alone) summed at once */
+	EACH(ps, p) {
+		int queued = ps->n > 1 && p->ops->pot_dot_queued;
+		if ((st = queued ? p->ops->pot_dot_queued(level(p, 0), vec(p, a), vec(p, b),
+							  ps->sums + p->a[0]) :
+				   p->ops->pot_dot(level(p, 0), vec(p, a), vec(p, b),
+						   ps->sums + p->a[0])))
+			return st;
+	}
+	EACH(ps, p)
+		if (ps->n > 1 && p->ops->pot_dot_queued && (st = p->ops->sync()))
+			return st;
 	if ((st = west_parts_share_rows(ps)))
 		return st;
 	for (size_t j = 0; j < ps->part[ps->n - 1].b[0]; j++)

@@ -92,6 +92,29 @@ static void same_field(const struct west_grid *g, const struct west_field *one,
 		     what);
 }
 
+#ifdef WEST_HAVE_CUDA
+/* f is one's field to within bound times one's largest speed on every
+ * face. */
+static void near_field(const struct west_grid *g, const struct west_field *one,
+		       const struct west_field *f, double bound, const char *what)
+{
+	const float *a[3] = { one->u, one->v, one->w }, *b[3] = { f->u, f->v, f->w };
+	size_t n[3] = { west_grid_nxfaces(g), west_grid_nyfaces(g), west_grid_nzfaces(g) };
+	double most = 0.0, worst = 0.0;
+
+	for (int c = 0; c < 3; c++)
+		for (size_t i = 0; i < n[c]; i++)
+			most = fmax(most, fabs(a[c][i]));
+	for (int c = 0; c < 3; c++)
+		for (size_t i = 0; i < n[c]; i++)
+			worst = fmax(worst, fabs((double)b[c][i] - a[c][i]));
+	cr_log_info("%s: largest difference %.3g m/s, %.3g of the largest speed %.3g m/s", what,
+		    worst, worst / most, most);
+	cr_expect_leq(worst, bound * most, "%s: the fields differ by %g m/s, bound %g", what,
+		      worst, bound * most);
+}
+#endif
+
 /* r lists n slabs of g that are its rows in order, each one's cells, on
  * the CPU backend in this process. */
 static void slabs_cover(const struct west_grid *g, const struct west_report *r, int n,
@@ -400,6 +423,109 @@ Test(parts, planned_cpu_slabs_are_built_with_the_terrain)
 	free(c);
 }
 
+/*
+ * The CPU's kernels behind a device's hooks (bind, sync, join and peers
+ * that do nothing, counted): slabs on this table stand for GPU slabs, so
+ * that a CPU slab beside them (devices = cuda:0,cpu and the like) runs
+ * the mixed set's paths here: the CPU's own table for its slab, the copies
+ * between the two memories by the device's table, a join at every
+ * exchange that waits for the devices, blocking exchanges, the devices'
+ * and the CPU's measured speeds.  Both are the CPU's kernels, so the field
+ * is the one-device field bit for bit; on a GPU the same set agrees with
+ * the GPU's field to rounding (gpu_beside_cpu below).
+ */
+static int hook_syncs, hook_joins;
+static enum west_status hook_bind(int dev)
+{
+	(void)dev;
+	return WEST_OK;
+}
+static enum west_status hook_sync(void)
+{
+	hook_syncs++;
+	return WEST_OK;
+}
+static enum west_status hook_join(const int *dev, int n)
+{
+	(void)dev, (void)n;
+	hook_joins++;
+	return WEST_OK;
+}
+static enum west_status hook_peers(const int *dev, int n, char *err, size_t errlen)
+{
+	(void)dev, (void)n, (void)err, (void)errlen;
+	return WEST_OK;
+}
+
+struct mixed_case {
+	enum west_solver solver;
+	int n;
+	int dev[3];   /* WEST_DEVICE_CPU: the CPU's slab */
+};
+
+static struct mixed_case mixed_cases[] = {
+	{ WEST_SOLVER_MULTIGRID, 2, { 0, WEST_DEVICE_CPU } },
+	{ WEST_SOLVER_MULTIGRID, 2, { WEST_DEVICE_CPU, 0 } },   /* the tail on the CPU */
+	{ WEST_SOLVER_MULTIGRID, 3, { 0, WEST_DEVICE_CPU, 1 } },
+	{ WEST_SOLVER_SOR_POTENTIAL, 2, { 0, WEST_DEVICE_CPU } },
+	{ WEST_SOLVER_SOR, 3, { WEST_DEVICE_CPU, 0, WEST_DEVICE_CPU } },
+};
+
+ParameterizedTestParameters(parts, cpu_beside_devices_is_the_one_device_field)
+{
+	return cr_make_param_array(struct mixed_case, mixed_cases,
+				   sizeof mixed_cases / sizeof mixed_cases[0]);
+}
+
+ParameterizedTest(struct mixed_case *c, parts, cpu_beside_devices_is_the_one_device_field)
+{
+	struct west_kernel_ops dev = west_kernels_cpu;
+	struct west_grid g;
+	struct west_obs_set obs;
+	struct west_solve_opts o, o1;
+	struct west_field one, f;
+	struct west_parts *set = NULL;
+	char err[WEST_ERRLEN], what[96];
+
+	dev.bind = hook_bind, dev.sync = hook_sync, dev.join = hook_join;
+	dev.peers = hook_peers;
+	setup(&g, &obs, 128, 192);
+	fix_opts(&o, 60, 1e-4, 1.7, WEST_INDEXING_COMPACT);
+	o.solver = c->solver;
+	o.partitions = c->n;
+	o.exchange = WEST_EXCHANGE_OVERLAP;   /* beside a CPU: blocking all the same */
+	memcpy(o.device, c->dev, (size_t)c->n * sizeof *c->dev);
+	o1 = o;
+	o1.partitions = 1;
+	solve_one(&g, &obs, &o1, &one);
+	cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
+	hook_syncs = hook_joins = 0;
+	cr_assert_eq(west_parts_solve(&set, &g, &dev, &obs, &o, &f, NULL, NULL, err, sizeof err),
+		     WEST_OK, "%s", err);
+	snprintf(what, sizeof what, "solver %d, devices %d,%d,%d", c->solver, c->dev[0],
+		 c->dev[1], c->n > 2 ? c->dev[2] : 99);
+	same_field(&g, &one, &f, what);
+	cr_expect(set->cpu > 0 && set->gpu == &dev, "%s: a CPU beside devices", what);
+	cr_expect(!west_parts_overlaps(set), "%s: blocking exchanges beside a CPU", what);
+	if (c->solver != WEST_SOLVER_SOR) {   /* a halo exchange waits for every device */
+		int before = hook_syncs;
+		cr_assert_eq(west_parts_halo_e(set, 0, 0), WEST_OK);
+		cr_expect_eq(hook_syncs - before, 2 * set->ndev, "%s: %d waits for %d devices",
+			     what, hook_syncs - before, set->ndev);
+	}
+	for (int p = 0; p < c->n; p++) {
+		int cpu = c->dev[p] == WEST_DEVICE_CPU;
+		cr_expect_eq(set->part[p].ops, cpu ? &west_kernels_cpu : &dev, "%s: slab %d", what,
+			     p);
+		cr_expect_str_eq(f.report.slab[p].device, cpu ? "cpu" : p == 2 ? "cpu:1" : "cpu:0",
+				 "%s: slab %d", what, p);
+	}
+	west_parts_drop(&set);
+	west_field_free(&one), west_field_free(&f);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+}
+
 /* What devices and weights accept and refuse, and devices' agreement with
  * backend. */
 Test(parts, devices_values)
@@ -413,7 +539,8 @@ Test(parts, devices_values)
 	cr_assert_eq(west_devices_parse("auto", &d, err, sizeof err), WEST_OK);
 	cr_expect_eq(d.n, 0);
 	cr_assert_eq(west_devices_parse(" cpu ,CPU", &d, err, sizeof err), WEST_OK, "%s", err);
-	cr_expect(d.n == 2 && d.cpu == 2 && d.cuda == 0);
+	cr_expect(d.n == 2 && d.cpu == 2 && d.cuda == 0 && d.dev[0] == WEST_DEVICE_CPU &&
+		  d.dev[1] == WEST_DEVICE_CPU);
 	cr_assert_eq(west_devices_parse("cuda:0", &d, err, sizeof err), WEST_OK, "%s", err);
 	cr_expect(d.n == 1 && d.cuda == 1);
 	cr_expect_eq(west_devices_parse("cuda:1", &d, err, sizeof err), WEST_ERR_INVALID);
@@ -426,8 +553,9 @@ Test(parts, devices_values)
 	cr_expect(strstr(err, "'cuda:100' is not"), "%s", err);
 	cr_expect_eq(west_devices_parse("cuda:0,cuda:x", &d, err, sizeof err), WEST_ERR_INVALID);
 	cr_expect(strstr(err, "'cuda:x' is not"), "%s", err);
-	cr_expect_eq(west_devices_parse("cuda:0,cpu", &d, err, sizeof err), WEST_ERR_INVALID);
-	cr_expect(strstr(err, "not built yet"), "%s", err);
+	cr_assert_eq(west_devices_parse("cuda:0,cpu", &d, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect(d.n == 2 && d.cuda == 1 && d.cpu == 1 && d.dev[0] == 0 &&
+		  d.dev[1] == WEST_DEVICE_CPU);
 	cr_assert_eq(west_devices_parse("cuda:0, cuda:0", &d, err, sizeof err), WEST_OK, "%s",
 		     err);
 	cr_expect(d.n == 2 && d.cuda == 2);
@@ -466,6 +594,13 @@ Test(parts, devices_values)
 	cr_assert_eq(west_config_set(c, "devices=cuda:0", "--set", err, sizeof err), WEST_OK);
 	cr_expect_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_OK, "%s", err);
 	cr_expect_eq(choice, WEST_BACKEND_CUDA);
+	/* the CPU beside a GPU: the CUDA backend, which runs the CPU's slab too */
+	cr_assert_eq(west_config_set(c, "devices=cpu,cuda:0", "--set", err, sizeof err), WEST_OK);
+	cr_expect_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_OK, "%s", err);
+	cr_expect_eq(choice, WEST_BACKEND_CUDA);
+	cr_assert_eq(west_config_set(c, "backend=cpu", "--set", err, sizeof err), WEST_OK);
+	cr_expect_eq(west_backend_choice_of(c, &choice, err, sizeof err), WEST_ERR_INVALID);
+	cr_expect(strstr(err, "disagree"), "%s", err);
 	free(c);
 }
 
@@ -588,6 +723,55 @@ Test(parts, planned_slabs_hold_only_their_slabs)
 	be->free(s_one), be->free(s_lean), be->free(s_fat);
 	west_field_free(&one), west_field_free(&lean), west_field_free(&fat);
 	west_field_free(&after);
+	west_obs_set_free(&obs);
+	west_grid_free(&g);
+#endif
+}
+
+/*
+ * A CPU slab beside a GPU's (devices = cuda:0,cpu and cpu,cuda:0, the
+ * second with the tail on the CPU; through the CUDA backend, planned as
+ * westd plans it, every solver): the GPU's one-device field to the
+ * solves' tolerance.  Each stops when max|D| h / U <= tol (1e-4 here) and
+ * the two compute in different orders (the CPU's kernels and sums, the
+ * GPU's), so the fields differ by what that test leaves: the bound is 10
+ * tol U on every face, U the largest speed of the GPU's field (the
+ * velocity form, 60 iterations, differs by rounding alone).
+ */
+Test(parts, gpu_beside_cpu)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	static const int lists[2][2] = { { 0, WEST_DEVICE_CPU }, { WEST_DEVICE_CPU, 0 } };
+	static const enum west_solver solvers[3] = { WEST_SOLVER_MULTIGRID,
+						     WEST_SOLVER_SOR_POTENTIAL, WEST_SOLVER_SOR };
+	struct west_grid g;
+	struct west_obs_set obs;
+
+	setup(&g, &obs, 128, 192);
+	for (int s = 0; s < 3; s++)
+		for (int l = 0; l < 2; l++) {
+			struct west_solve_opts o;
+			struct west_field one, f;
+			char what[96];
+			fix_opts(&o, 60, 1e-4, 1.7, WEST_INDEXING_COMPACT);
+			o.solver = solvers[s];
+			solve_backend(&west_backend_cuda, &g, &obs, &o, &one);
+			o.partitions = 2;
+			memcpy(o.device, lists[l], sizeof lists[l]);
+			void *state = cuda_state_for(&g, &o);
+			solve_on(state, &g, &obs, &o, &f);
+			snprintf(what, sizeof what, "solver %d, %s", o.solver,
+				 l ? "cpu,cuda:0" : "cuda:0,cpu");
+			cr_expect_str_eq(f.report.backend, "cuda", "%s", what);
+			for (int p = 0; p < 2; p++)
+				cr_expect_str_eq(f.report.slab[p].device,
+						 lists[l][p] == WEST_DEVICE_CPU ? "cpu" : "cuda:0",
+						 "%s: slab %d", what, p);
+			near_field(&g, &one, &f, 10.0 * o.tolerance, what);
+			west_backend_cuda.free(state);
+			west_field_free(&one), west_field_free(&f);
+		}
 	west_obs_set_free(&obs);
 	west_grid_free(&g);
 #endif

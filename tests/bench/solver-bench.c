@@ -316,7 +316,7 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 			int first = 1;
 			for (int j = 0; j < k; j++)
 				first &= d.dev[j] != d.dev[k];
-			if (first && strcmp(be->name, "cpu"))
+			if (first && strcmp(be->name, "cpu") && d.dev[k] != WEST_DEVICE_CPU)
 				memory_row(grid, l, d.dev[k], device_used(be, d.dev[k]) - used[k],
 					   g->nx * g->nz * g->ny * (size_t)count_of(&d, d.dev[k]) /
 						   (size_t)d.n);
