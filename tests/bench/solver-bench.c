@@ -284,8 +284,8 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 			memcpy(po.device, d.dev, sizeof po.device);
 			snprintf(what, sizeof what, "multigrid, %d slabs on %s", d.n, l);
 		}
-		for (int k = 0; k < d.n; k++)
-			used[k] = device_used(be, d.dev[k]);
+		for (int k = 0; k < d.n; k++)   /* a GPU's (a cpu entry has none) */
+			used[k] = d.dev[k] == WEST_DEVICE_CPU ? 0.0 : device_used(be, d.dev[k]);
 		if (be->init(&ps, err, sizeof err))
 			die("init", err);
 		if (be->plan && be->plan(ps, &po, err, sizeof err))
