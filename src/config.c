@@ -130,11 +130,12 @@ static const struct conf_row rows[] = {
 		"devices", CONF_DEVICES, FIELD(devices), 0, 0, 0, NULL, "auto", 0,
 		"auto (the backend key decides; on CUDA a slab on each GPU when two or more are "
 		"seen), or partitions: cpu, or cuda:N for GPU N, listed N times cuts the grid "
-		"into N slabs on those devices" },
+		"into N slabs on those devices (cpu beside cuda:N entries: a CPU slab beside "
+		"GPU ones)" },
 	[WEST_CONF_WEIGHTS] = {
 		"weights", CONF_WEIGHTS, FIELD(weights), 0, 0, 0, NULL, "auto", 0,
-		"the partitions' shares of the rows: auto (even on one device; several GPUs or "
-		"MPI ranks: by measured speed) "
+		"the partitions' shares of the rows: auto (even on one device; several GPUs, a "
+		"CPU beside GPUs or MPI ranks: by measured speed) "
 		"or a number > 0 per partition" },
 	[WEST_CONF_EXCHANGE] = {
 		"exchange", CONF_ENUM, FIELD(exchange), 0, 0, 0, exchange_words, "overlap", 1,
