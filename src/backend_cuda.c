@@ -1121,8 +1121,7 @@ static void cuda_describe(void *state, char *buf, size_t len)
 			     snprintf(buf + n, len - (size_t)n, "%scuda:%d", p ? "," : "; slabs on ",
 				      s->slab_dev[p]);
 	if (s->slab_auto && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " (devices = auto; a grid too small for "
-			 "them on cuda:0)");
+		snprintf(buf + n, len - (size_t)n, " (devices = auto)");
 }
 
 static size_t cuda_device_bytes(void *state)
