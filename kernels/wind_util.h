@@ -148,7 +148,9 @@ WEST_HD float west_wcomponent(const struct west_kwind *k, const float *val, int 
 
 				if (t == 0.0f)
 					continue;
-				sum += wgt * val[row + ix[e]] / t;
+				double flux = wgt * val[row + ix[e]];
+				/* a face open whole needs no division (x / 1 is x) */
+				sum += t == 1.0f ? flux : flux / t;
 				wsum += wgt;
 			}
 		}
