@@ -84,9 +84,9 @@ struct cuda_state {
 	int whole;                    /* d is made and filled (else only grid
 					 is set: a state planned for slabs) */
 	int slabs;                    /* planned for slabs (cuda_plan): */
-	int slab_dev[16];             /* on these devices, */
-	struct west_solve_opts popts; /* for these options (the set is built
-					 at upload: west_parts_prepare) */
+	struct west_solve_opts popts; /* with these options, its devices among
+					 them (the set is built at upload:
+					 west_parts_prepare) */
 	int slab_auto;                /* planned so by devices = auto (every
 					 GPU this process sees, two or more), */
 	int auto_on;                  /* and the uploaded grid is in slabs (a
@@ -721,16 +721,14 @@ static enum west_status plan_auto(struct cuda_state *s, const struct west_solve_
 				 "the %d GPUs this process sees: give %d, or auto", o->nweights, n,
 				 n);
 	for (int d = 0; d < n; d++)
-		s->slab_dev[d] = d;
-	if (cuda_peers(s->slab_dev, n, why, sizeof why)) {
+		s->popts.device[d] = d;
+	if (cuda_peers(s->popts.device, n, why, sizeof why)) {
 		west_log(WEST_LOG_NOTICE, "cuda backend: devices = auto: one GPU, the %d GPUs "
 			 "cannot be used together: %s", n, why);
 		return WEST_OK;
 	}
-	s->slabs = n;
+	s->slabs = s->popts.partitions = n;
 	s->slab_auto = 1;
-	s->popts.partitions = n;
-	memcpy(s->popts.device, s->slab_dev, sizeof s->popts.device);
 	return WEST_OK;
 }
 
@@ -741,11 +739,8 @@ static enum west_status cuda_plan(void *state, const struct west_solve_opts *o, 
 	s->slabs = o->partitions > 1 ? o->partitions : 0;
 	s->slab_auto = 0;
 	s->popts = *o;
-	memcpy(s->slab_dev, o->device, sizeof s->slab_dev);
-	if (west_ranks_count() > 1) {   /* one slab a rank, each on its rank's GPU */
-		s->slab_dev[west_ranks_me()] = s->device;
+	if (west_ranks_count() > 1)   /* one slab a rank, each on its rank's GPU (run_parts) */
 		return WEST_OK;
-	}
 	if (o->devices_auto)
 		return plan_auto(s, o, err, errlen);
 	if (!s->slabs)
@@ -758,7 +753,7 @@ static enum west_status cuda_plan(void *state, const struct west_solve_opts *o, 
 }
 
 /* A planned state's slabs for s->grid, built now (west_parts_prepare): 0,
- * or the reason they cannot be, *made set when they were. */
+ * or the reason they cannot be. */
 static enum west_status prepare_slabs(struct cuda_state *s, char *err, size_t errlen)
 {
 	double t0 = now_seconds();
@@ -1071,8 +1066,8 @@ static enum west_status cuda_run(void *state, const struct west_obs_set *obs,
 	if (o->partitions > 1)
 		return run_parts(s, obs, o, f, progress, ctx, t0, err, errlen);
 	if (o->devices_auto && s->auto_on) {   /* planned: every GPU */
-		ro.partitions = s->slabs;
-		memcpy(ro.device, s->slab_dev, sizeof ro.device);
+		ro.partitions = s->popts.partitions;
+		memcpy(ro.device, s->popts.device, sizeof ro.device);
 		return run_parts(s, obs, &ro, f, progress, ctx, t0, err, errlen);
 	}
 	if (!s->whole && (st = make_whole(s, err, errlen)))   /* planned for slabs */
@@ -1116,10 +1111,10 @@ static void cuda_describe(void *state, char *buf, size_t len)
 		return;
 	}
 	for (int p = 0; p < s->slabs && n > 0 && (size_t)n < len; p++)   /* planned */
-		n += s->slab_dev[p] == WEST_DEVICE_CPU ?
+		n += s->popts.device[p] == WEST_DEVICE_CPU ?
 			     snprintf(buf + n, len - (size_t)n, "%scpu", p ? "," : "; slabs on ") :
 			     snprintf(buf + n, len - (size_t)n, "%scuda:%d", p ? "," : "; slabs on ",
-				      s->slab_dev[p]);
+				      s->popts.device[p]);
 	if (s->slab_auto && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, " (devices = auto)");
 }

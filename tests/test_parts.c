@@ -317,6 +317,26 @@ Test(parts, devices_config_runs_the_cpu_backend_in_slabs)
 	free(c);
 }
 
+/* *set solved by west_parts_solve on table ops with o, as a backend's
+ * slabs are, into f (made here, freed by the caller): the one-device
+ * field of o bit for bit. */
+static void set_is_one(struct west_parts **set, const struct west_grid *g,
+		       const struct west_obs_set *obs, const struct west_kernel_ops *ops,
+		       const struct west_solve_opts *o, struct west_field *f, const char *what)
+{
+	struct west_solve_opts o1 = *o;
+	struct west_field one;
+	char err[WEST_ERRLEN];
+
+	o1.partitions = 1;
+	solve_one(g, obs, &o1, &one);
+	cr_assert_eq(west_field_init(f, g, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert_eq(west_parts_solve(set, g, ops, obs, o, f, NULL, NULL, err, sizeof err),
+		     WEST_OK, "%s: %s", what, err);
+	same_field(g, &one, f, what);
+	west_field_free(&one);
+}
+
 /*
  * A set is built before any solve (west_parts_prepare, eta auto taken as
  * 1, as a backend builds its planned slabs with the terrain), and a solve
@@ -333,8 +353,8 @@ Test(parts, another_eta_rebuilds_the_hierarchy_alone)
 	};
 	struct west_grid g;
 	struct west_obs_set obs;
-	struct west_solve_opts o, o1;
-	struct west_field one, f;
+	struct west_solve_opts o;
+	struct west_field f;
 	struct west_parts *set = NULL;
 	char err[WEST_ERRLEN], what[64];
 
@@ -351,21 +371,14 @@ Test(parts, another_eta_rebuilds_the_hierarchy_alone)
 	cr_assert_eq(set->eta, 1.0, "eta auto is built as 1");
 	for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
 		o.eta = runs[r].eta;
-		o1 = o;
-		o1.partitions = 1;
-		solve_one(&g, &obs, &o1, &one);
-		cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
-		log_capture();
-		cr_assert_eq(west_parts_solve(&set, &g, &west_kernels_cpu, &obs, &o, &f, NULL, NULL,
-					      err, sizeof err), WEST_OK, "%s", err);
-		const char *log = log_text();
 		snprintf(what, sizeof what, "run %zu, eta %g", r, o.eta);
+		log_capture();
+		set_is_one(&set, &g, &obs, &west_kernels_cpu, &o, &f, what);
+		const char *log = log_text();
 		cr_expect_eq(!strstr(log, "rows in 2 slabs"), runs[r].kept,
 			     "%s: the slabs should be %s: %s", what,
 			     runs[r].kept ? "kept" : "built again", log);
 		cr_expect_eq(set->eta, o.eta, "%s", what);
-		same_field(&g, &one, &f, what);
-		west_field_free(&one);
 		west_field_free(&f);
 	}
 	west_log_set_level(WEST_LOG_INFO);
@@ -425,16 +438,16 @@ Test(parts, planned_cpu_slabs_are_built_with_the_terrain)
 
 /*
  * The CPU's kernels behind a device's hooks (bind, sync, join and peers
- * that do nothing, counted): slabs on this table stand for GPU slabs, so
+ * that do nothing; the syncs counted): slabs on this table stand for GPU slabs, so
  * that a CPU slab beside them (devices = cuda:0,cpu and the like) runs
  * the mixed set's paths here: the CPU's own table for its slab, the copies
  * between the two memories by the device's table, a join at every
  * exchange that waits for the devices, blocking exchanges, the devices'
  * and the CPU's measured speeds.  Both are the CPU's kernels, so the field
  * is the one-device field bit for bit; on a GPU the same set agrees with
- * the GPU's field to rounding (gpu_beside_cpu below).
+ * the GPU's field to the solve's tolerance (gpu_beside_cpu below).
  */
-static int hook_syncs, hook_joins;
+static int hook_syncs;
 static enum west_status hook_bind(int dev)
 {
 	(void)dev;
@@ -448,7 +461,6 @@ static enum west_status hook_sync(void)
 static enum west_status hook_join(const int *dev, int n)
 {
 	(void)dev, (void)n;
-	hook_joins++;
 	return WEST_OK;
 }
 static enum west_status hook_peers(const int *dev, int n, char *err, size_t errlen)
@@ -482,10 +494,10 @@ ParameterizedTest(struct mixed_case *c, parts, cpu_beside_devices_is_the_one_dev
 	struct west_kernel_ops dev = west_kernels_cpu;
 	struct west_grid g;
 	struct west_obs_set obs;
-	struct west_solve_opts o, o1;
-	struct west_field one, f;
+	struct west_solve_opts o;
+	struct west_field f;
 	struct west_parts *set = NULL;
-	char err[WEST_ERRLEN], what[96];
+	char what[96];
 
 	dev.bind = hook_bind, dev.sync = hook_sync, dev.join = hook_join;
 	dev.peers = hook_peers;
@@ -495,16 +507,10 @@ ParameterizedTest(struct mixed_case *c, parts, cpu_beside_devices_is_the_one_dev
 	o.partitions = c->n;
 	o.exchange = WEST_EXCHANGE_OVERLAP;   /* beside a CPU: blocking all the same */
 	memcpy(o.device, c->dev, (size_t)c->n * sizeof *c->dev);
-	o1 = o;
-	o1.partitions = 1;
-	solve_one(&g, &obs, &o1, &one);
-	cr_assert_eq(west_field_init(&f, &g, err, sizeof err), WEST_OK, "%s", err);
-	hook_syncs = hook_joins = 0;
-	cr_assert_eq(west_parts_solve(&set, &g, &dev, &obs, &o, &f, NULL, NULL, err, sizeof err),
-		     WEST_OK, "%s", err);
 	snprintf(what, sizeof what, "solver %d, devices %d,%d,%d", c->solver, c->dev[0],
 		 c->dev[1], c->n > 2 ? c->dev[2] : 99);
-	same_field(&g, &one, &f, what);
+	hook_syncs = 0;
+	set_is_one(&set, &g, &obs, &dev, &o, &f, what);
 	cr_expect(set->cpu > 0 && set->gpu == &dev, "%s: a CPU beside devices", what);
 	cr_expect(!west_parts_overlaps(set), "%s: blocking exchanges beside a CPU", what);
 	if (c->solver != WEST_SOLVER_SOR) {   /* a halo exchange waits for every device */
@@ -521,7 +527,7 @@ ParameterizedTest(struct mixed_case *c, parts, cpu_beside_devices_is_the_one_dev
 				 "%s: slab %d", what, p);
 	}
 	west_parts_drop(&set);
-	west_field_free(&one), west_field_free(&f);
+	west_field_free(&f);
 	west_obs_set_free(&obs);
 	west_grid_free(&g);
 }
