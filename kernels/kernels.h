@@ -484,6 +484,13 @@ struct west_kparticles {
 enum west_status west_plume_advance_cpu(const struct west_kplume *k,
 					const struct west_kparticles *s, double t_end,
 					int centroid);
+/* The same on vectors of doubles, a particle a lane (plume_simd.c): AVX2,
+ * or the *_simd512 (AVX-512) where the processor has it and
+ * west_pot_simd_width's last call did not say 256; the reference where
+ * the build has no libmvec or the processor no AVX2.  The same particles
+ * to the last bits of the vector library's log, sin, cos, exp, expm1, pow
+ * and cbrt. */
+__typeof__(west_plume_advance_cpu) west_plume_advance_simd, west_plume_advance_simd512;
 
 /* Vectorized versions of the colour pass (and the first from e = 0), the
  * operator, the restriction, the prolongation, the field update and the
@@ -500,6 +507,7 @@ __typeof__(west_pot_matvec_cpu) west_pot_matvec_simd, west_pot_matvec_simd512;
 __typeof__(west_pot_apply_cpu) west_pot_apply_simd, west_pot_apply_simd512;
 __typeof__(west_pot_rhs_cpu) west_pot_rhs_simd, west_pot_rhs_simd512;
 void west_pot_simd_width(int bits);
+int west_pot_simd_bits(void);   /* the last width set (512 unless told) */
 
 /* The largest ny and nz the CUDA launch shapes cover (cuda_launch.cuh). */
 #define WEST_CUDA_MAX_NY (65535 * 4 - 1)

@@ -67,6 +67,11 @@ void west_pot_simd_width(int bits)
 	width = bits;
 }
 
+int west_pot_simd_bits(void)
+{
+	return width;
+}
+
 static int wide_ok(void)
 {
 #if defined(__x86_64__)

@@ -80,7 +80,7 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
  * potential_simd.c (vectorized, the same bits) or from the references
  * themselves (_ref: run with WEST_CPU_KERNELS=reference, for comparisons).
  */
-#define CPU_KERNELS(rhs, apply, smooth, smooth0, restrict_, prolong, matvec) { \
+#define CPU_KERNELS(rhs, apply, smooth, smooth0, restrict_, prolong, matvec, plume) { \
 	.backend = "cpu", \
 	.stability = west_stability_cpu, \
 	.extrapolate = west_extrapolate_cpu, \
@@ -107,7 +107,7 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.pot_zero = west_pot_zero_cpu, \
 	.mg_codes = west_mg_codes_cpu, \
 	.mg_coarse = west_mg_coarse_cpu, \
-	.plume_advance = west_plume_advance_cpu, \
+	.plume_advance = plume, \
 	.alloc = cpu_alloc, \
 	.upload = cpu_copy, \
 	.download = cpu_copy, \
@@ -118,11 +118,11 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 const struct west_kernel_ops west_kernels_cpu =
 	CPU_KERNELS(west_pot_rhs_simd, west_pot_apply_simd, west_pot_smooth_simd,
 		    west_pot_smooth0_simd, west_pot_restrict_simd, west_pot_prolong_simd,
-		    west_pot_matvec_simd);
+		    west_pot_matvec_simd, west_plume_advance_simd);
 const struct west_kernel_ops west_kernels_cpu_ref =
 	CPU_KERNELS(west_pot_rhs_cpu, west_pot_apply_cpu, west_pot_smooth_cpu,
 		    west_pot_smooth0_cpu, west_pot_restrict_cpu, west_pot_prolong_cpu,
-		    west_pot_matvec_cpu);
+		    west_pot_matvec_cpu, west_plume_advance_cpu);
 
 static enum west_status cpu_probe(char *err, size_t errlen)
 {

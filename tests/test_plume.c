@@ -32,7 +32,8 @@
  *    these runs gave chi-square 600 (B), 32 (D) and 1445 (F) (731, 49 and
  *    1304 on the 2 km domain used before, which some particles left by its
  *    sides, more of them in F once the stable meander widened its spread).
- *  - cuda_matches_cpu: docs/model.md, "Release plumes", CPU and GPU.
+ *  - cuda_matches_cpu, simd_matches_reference_*: docs/model.md, "Release
+ *    plumes", the CPU reference against the GPU and the CPU's vectors.
  *  - cuda_order_changes_nothing: the GPU's order of the particles
  *    (kernels.h, struct west_kparticles) leaves every output bit for bit.
  */
@@ -764,20 +765,19 @@ Test(plume, deterministic)
 	free(p2);
 }
 
-/* ---- CUDA against the CPU -------------------------------------------------------------- */
+/* ---- other kernels against the reference ---------------------------------------------- */
 
-#ifdef WEST_HAVE_CUDA
-/* The release the GPU tests run twice (hill(B), n particles, 600 s): on a
- * into res with the positions in pa (and its order, when not NULL), on b
- * into *rb with them in pb. */
-static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_ops *b, long n,
-		     double *pa, double *pb, struct west_plume_result *rb, unsigned *order)
+/* The release run twice (hill(cls), n particles, 600 s): on a into res
+ * with the positions in pa (and its order, when not NULL), on b into *rb
+ * with them in pb. */
+static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_ops *b, int cls,
+		     long n, double *pa, double *pb, struct west_plume_result *rb, unsigned *order)
 {
 	struct west_release r;
 	struct west_plume_opts o;
 
 	cr_assert(pa && pb);
-	hill(WEST_STAB_B);
+	hill(cls);
 	r = release_at(600.0, 700.0, 15.0, 120.0, 600.0, n);
 	west_plume_opts_init(&o);
 	o.positions = pa;
@@ -787,13 +787,13 @@ static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_o
 	o.positions = pb;
 	run_on(b, &r, &o, rb);
 }
-#endif
 
 /*
- * The same release through the CUDA kernel and the CPU reference: both
+ * The same release through kernel table b and the CPU reference a: both
  * run the same double-precision bodies, so a particle's path differs at
  * first only by the last bits of the libraries' log, sin, cos, exp, expm1,
- * pow and cbrt (1-2 ulp).  Those differences are carried along and grow:
+ * pow and cbrt (1-2 ulp on the GPU, up to 4 in libmvec's vectors).  Those
+ * differences are carried along and grow:
  * each wind component is rounded to float from a sum in double, so a
  * position difference that crosses a float rounding boundary changes the
  * wind by an ulp (1e-7 relative), and a particle whose difference falls
@@ -812,49 +812,98 @@ static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_o
  * within 1e-3 relative plus 1e-3 of the largest, arrival within 1 s or
  * both NaN, in 99 % of the columns the plume touched.
  */
-Test(plume, cuda_matches_cpu)
+static void expect_same_particles(const struct west_kernel_ops *a, const struct west_kernel_ops *b,
+				  int cls)
 {
-	gpu_skip_unless_usable();
-#ifdef WEST_HAVE_CUDA
-	struct west_plume_result b;
+	struct west_plume_result rb;
 	const long n = 20000;
-	double *pc = malloc(4 * (size_t)n * sizeof *pc), *pg = malloc(4 * (size_t)n * sizeof *pg);
+	double *pa = malloc(4 * (size_t)n * sizeof *pa), *pb = malloc(4 * (size_t)n * sizeof *pb);
 	long cols = 0, badc = 0;
 	float cmax = 0.0f;
 
-	run_pair(&west_kernels_cpu, &west_kernels_cuda, n, pc, pg, &b, NULL);
+	run_pair(a, b, cls, n, pa, pb, &rb, NULL);
 	long beyond[3] = { 0 }, states = 0;   /* beyond 1e-6 m, 1 mm, 1 m */
 	for (long p = 0; p < n; p++) {
-		double d = fmax(fabs(pc[4 * p] - pg[4 * p]), fabs(pc[4 * p + 1] - pg[4 * p + 1]));
-		d = fmax(d, fabs(pc[4 * p + 2] - pg[4 * p + 2]));
-		states += pc[4 * p + 3] != pg[4 * p + 3];
+		double d = fmax(fabs(pa[4 * p] - pb[4 * p]), fabs(pa[4 * p + 1] - pb[4 * p + 1]));
+		d = fmax(d, fabs(pa[4 * p + 2] - pb[4 * p + 2]));
+		states += pa[4 * p + 3] != pb[4 * p + 3];
 		beyond[0] += !(d <= 1e-6), beyond[1] += !(d <= 1e-3), beyond[2] += !(d <= 1.0);
 	}
-	cr_log_info("of %ld particles: beyond 1e-6 m %ld, 1 mm %ld, 1 m %ld; another state %ld",
-		    n, beyond[0], beyond[1], beyond[2], states);
+	cr_log_info("%s, class %c: of %ld particles: beyond 1e-6 m %ld, 1 mm %ld, 1 m %ld; another state %ld",
+		    b->backend, "ABCDEF"[cls], n, beyond[0], beyond[1], beyond[2], states);
 	cr_expect_leq(beyond[0], n / 20, "%ld of %ld particles beyond 1e-6 m", beyond[0], n);
 	cr_expect_leq(beyond[1], n / 50, "%ld of %ld particles beyond 1 mm", beyond[1], n);
 	cr_expect_leq(beyond[2], n / 200, "%ld of %ld particles beyond 1 m", beyond[2], n);
 	cr_expect_leq(states, n / 1000, "%ld of %ld particles in another state", states, n);
-	cr_expect_leq(labs(res.outside - b.outside), n / 1000);
+	cr_expect_leq(labs(res.outside - rb.outside), n / 1000);
 	for (size_t c = 0; c < g.nx * g.ny; c++)
 		cmax = fmaxf(cmax, res.conc[c]);
 	for (size_t c = 0; c < g.nx * g.ny; c++) {
-		float a = res.conc[c], q = b.conc[c], ta = res.arrival[c], tb = b.arrival[c];
-		if (a == 0 && q == 0)
+		float ca = res.conc[c], cb = rb.conc[c], ta = res.arrival[c], tb = rb.arrival[c];
+		if (ca == 0 && cb == 0)
 			continue;
 		cols++;
-		int ok = fabsf(a - q) <= 1e-3f * fabsf(a) + 1e-3f * cmax &&
+		int ok = fabsf(ca - cb) <= 1e-3f * fabsf(ca) + 1e-3f * cmax &&
 			 ((isnan(ta) && isnan(tb)) || fabsf(ta - tb) <= 1.0f);
 		badc += !ok;
 	}
 	cr_log_info("columns touched %ld, differing %ld", cols, badc);
 	cr_expect_gt(cols, 20);
 	cr_expect_leq(badc, cols / 100, "%ld of %ld columns differ", badc, cols);
-	cr_expect_eq(res.npath, b.npath);
-	west_plume_result_free(&b);
-	free(pc);
-	free(pg);
+	cr_expect_eq(res.npath, rb.npath);
+	west_plume_result_free(&rb);
+	free(pa);
+	free(pb);
+}
+
+/*
+ * The CPU backend's vector kernel (kernels/plume_simd.c, a particle a
+ * lane) at both widths against the reference, in unstable, neutral and
+ * stable air: the same bounds as the GPU (expect_same_particles).  Skipped where it would be the reference
+ * itself (no libmvec in the build, or no AVX2 or AVX-512 here).
+ */
+static void simd_against_reference(int bits)
+{
+	const int classes[] = { WEST_STAB_B, WEST_STAB_D, WEST_STAB_F };
+
+	west_pot_simd_width(bits);
+	for (int c = 0; c < 3; c++) {
+		expect_same_particles(&west_kernels_cpu_ref, &west_kernels_cpu, classes[c]);
+		west_plume_result_free(&res);
+		west_field_free(&f);
+		west_grid_free(&g);
+	}
+	west_pot_simd_width(512);
+}
+
+Test(plume, simd_matches_reference_avx2)
+{
+#if defined(__x86_64__) && defined(WEST_HAVE_MVEC)
+	if (!__builtin_cpu_supports("avx2"))
+		cr_skip_test("this processor has no AVX2");
+	simd_against_reference(256);
+#else
+	cr_skip_test("the build has no libmvec: the CPU's plume kernel is the reference");
+#endif
+}
+
+Test(plume, simd_matches_reference_avx512)
+{
+#if defined(__x86_64__) && defined(WEST_HAVE_MVEC)
+	if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512dq"))
+		cr_skip_test("this processor has no AVX-512F and DQ");
+	simd_against_reference(512);
+#else
+	cr_skip_test("the build has no libmvec: the CPU's plume kernel is the reference");
+#endif
+}
+
+/* The CUDA kernel against the CPU reference (expect_same_particles). */
+Test(plume, cuda_matches_cpu)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	expect_same_particles(&west_kernels_cpu_ref, &west_kernels_cuda, WEST_STAB_B);
 #endif
 }
 
@@ -882,7 +931,7 @@ Test(plume, cuda_order_changes_nothing)
 
 	cr_assert(order && seen);
 	plain.plume_order_bytes = NULL;
-	run_pair(&west_kernels_cuda, &plain, n, pa, pb, &b, order);
+	run_pair(&west_kernels_cuda, &plain, WEST_STAB_B, n, pa, pb, &b, order);
 	for (long t = 0; t < n; t++) {
 		cr_assert(order[t] < (unsigned)n && !seen[order[t]], "order[%ld] = %u", t, order[t]);
 		seen[order[t]] = 1;

@@ -7,11 +7,14 @@
  * chunk, download), the median of --reps runs, and the ratios.
  *
  * Usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R]
- *                    [--backends cpu,cuda,cuda-index]
- * cuda-index: the GPU with the particles in index order (the order the
- * kernel takes them in before issue 18's sort; kernels.h, struct
- * west_kparticles).  Defaults: 100000 particles, every class, 1 rep, cpu
- * and, where the GPU answers, cuda and cuda-index.  Exit status 1 on a
+ *                    [--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index]
+ * cpu: the CPU backend's kernel (kernels/plume_simd.c: AVX-512 where the
+ * processor has it); cpu-avx2: the same at AVX2's width; cpu-ref: the
+ * plain reference (kernels/plume.c); cuda-index: the GPU with the
+ * particles in index order (the order the kernel takes them in before
+ * issue 18's sort; kernels.h, struct west_kparticles).  Defaults: 100000
+ * particles, every class, 1 rep, cpu and, where the GPU answers, cuda and
+ * cuda-index.  Exit status 1 on a
  * failed run or an unusable backend asked for, 2 on a bad option.  Built
  * with `make tests/bench/plume-bench`.
  */
@@ -27,19 +30,23 @@
 
 #define MAX_REPS 99
 
-enum { B_CPU, B_CUDA, B_CUDA_INDEX, B_N };
-static const char *const names[B_N] = { "cpu", "cuda", "cuda-index" };
+enum { B_CPU, B_CPU_AVX2, B_CPU_REF, B_CUDA, B_CUDA_INDEX, B_N };
+static const char *const names[B_N] = { "cpu", "cpu-avx2", "cpu-ref", "cuda", "cuda-index" };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R] "
-			"[--backends cpu,cuda,cuda-index]\n");
+			"[--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index]\n");
 	exit(2);
 }
 
-/* The kernel table of backend b (its slot in ops, filled once). */
+/* The kernel table of backend b (its slot in ops, filled once), the CPU's
+ * vector width set for it. */
 static const struct west_kernel_ops *ops_of(int b, struct west_kernel_ops *index_order)
 {
+	west_pot_simd_width(b == B_CPU_AVX2 ? 256 : 512);
+	if (b == B_CPU_REF)
+		return &west_kernels_cpu_ref;
 #ifdef WEST_HAVE_CUDA
 	if (b == B_CUDA)
 		return &west_kernels_cuda;
@@ -51,7 +58,7 @@ static const struct west_kernel_ops *ops_of(int b, struct west_kernel_ops *index
 #else
 	(void)index_order;
 #endif
-	return b == B_CPU ? &west_kernels_cpu : NULL;
+	return b == B_CPU || b == B_CPU_AVX2 ? &west_kernels_cpu : NULL;
 }
 
 int main(int argc, char **argv)
@@ -103,12 +110,16 @@ int main(int argc, char **argv)
 	for (int b = 0; b < B_N; b++)
 		if (on[b])
 			printf(" %s (s) |", names[b]);
+	int ratios = (on[B_CPU_REF] && on[B_CPU]) + (on[B_CPU] && on[B_CUDA]) +
+		     (on[B_CUDA] && on[B_CUDA_INDEX]);
+	if (on[B_CPU_REF] && on[B_CPU])
+		printf(" cpu-ref / cpu |");
 	if (on[B_CPU] && on[B_CUDA])
 		printf(" cpu / cuda |");
 	if (on[B_CUDA] && on[B_CUDA_INDEX])
 		printf(" cuda-index / cuda |");
 	printf("\n| --- |");
-	for (int b = 0; b < B_N + (on[B_CPU] && on[B_CUDA]) + (on[B_CUDA] && on[B_CUDA_INDEX]); b++)
+	for (int b = 0; b < B_N + ratios; b++)
 		if (b >= B_N || on[b])
 			printf(" ---: |");
 	printf("\n");
@@ -141,6 +152,8 @@ int main(int argc, char **argv)
 		for (int b = 0; b < B_N; b++)
 			if (on[b])
 				printf(" %.2f |", med[b]);
+		if (on[B_CPU_REF] && on[B_CPU])
+			printf(" %.2f |", med[B_CPU_REF] / med[B_CPU]);
 		if (on[B_CPU] && on[B_CUDA])
 			printf(" %.1f |", med[B_CPU] / med[B_CUDA]);
 		if (on[B_CUDA] && on[B_CUDA_INDEX])
