@@ -93,7 +93,11 @@ PV vl vspl(int64_t x)
 /* a where m (all bits of the lane), else b. */
 PV vd vsel(vl m, vd a, vd b)
 {
-	return (vd)((m & (vl)a) | (~m & (vl)b));
+#ifdef WEST_SIMD512
+	return (vd)_mm512_mask_blend_pd(_mm512_movepi64_mask((__m512i)m), (__m512d)b, (__m512d)a);
+#else
+	return (vd)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+#endif
 }
 
 PV vl vsell(vl m, vl a, vl b)
@@ -136,15 +140,39 @@ PV int vany(vl m)
 #endif
 }
 
-/* Conversions: truncation toward 0 (the C casts'), and back. */
+/* Conversions of grid indices: truncation toward 0 (the C casts'), and
+ * back; with AVX2, which has no 64-bit conversions, through 32 bits: every
+ * index converted and used is far below 2^31 (lanes out of that range are
+ * never chosen: vwhere_at, vlevel_index). */
 PV vl vtrunc(vd a)
 {
+#ifdef WEST_SIMD512
 	return __builtin_convertvector(a, vl);
+#else
+	return (vl)_mm256_cvtepi32_epi64(_mm256_cvttpd_epi32((__m256d)a));
+#endif
+}
+
+/* A time in ticks (west_plume_fix: non-negative, below 2^52) to an
+ * integer, truncated: exactly, through 2^52's exponent. */
+PV vl vticks(vd a)
+{
+#ifdef WEST_SIMD512
+	return __builtin_convertvector(a, vl);
+#else
+	vd t = (vd)_mm256_round_pd((__m256d)a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+	return (vl)(t + 0x1p52) - (vl)vsp(0x1p52);
+#endif
 }
 
 PV vd vdbl(vl a)
 {
+#ifdef WEST_SIMD512
 	return __builtin_convertvector(a, vd);
+#else
+	__m256i lo = _mm256_permutevar8x32_epi32((__m256i)a, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+	return (vd)_mm256_cvtepi32_pd(_mm256_castsi256_si128(lo));
+#endif
 }
 
 /* Gathers of floats and doubles, as doubles. */
@@ -354,8 +382,19 @@ struct vwhere {
 	struct vstencil face[3], centre[3];
 };
 
-/* west_wcomponent, lane by lane: the same corners in the same order. */
-PV vd vcomponent(const struct west_kwind *k, const float *val, int c, const struct vwhere *wh)
+/* A component's eight values and transparencies around each lane, as
+ * last gathered: corner e + 2 a + 4 b of west_wcomponent's loops, all
+ * fixed by the first corner's index (base; -1 for none yet), since the
+ * others lie at offsets every lane shares. */
+struct vcorners {
+	vl base;
+	vd t[8], v[8];
+};
+
+/* west_wcomponent, lane by lane: the same corners in the same order, their
+ * values gathered again only when a lane's first corner moved. */
+PV vd vcomponent(const struct west_kwind *k, const float *val, int c, const struct vwhere *wh,
+		 struct vcorners *cc)
 {
 	int64_t px = (int64_t)(k->nx + (c == 0)), py = (int64_t)(k->ny + (c == 1));
 	const float *tr = c == 0 ? k->tx : c == 1 ? k->ty : k->tz;
@@ -367,30 +406,35 @@ PV vd vcomponent(const struct west_kwind *k, const float *val, int c, const stru
 	const vd wz[2] = { 1.0 - sz->a, sz->a };
 	const vd wxy[2][2] = { { wx[0] * wy[0], wx[1] * wy[0] }, { wx[0] * wy[1], wx[1] * wy[1] } };
 	vd sum = vsp(0.0), wsum = vsp(0.0);
+	vl base = px * (jy[0] + py * kz[0]) + ix[0];
 
-	/* ix[1] is ix[0] + 1 but where x has one position (then never read) */
-	int pairs = c == 0 || k->nx >= 2;
-
-	for (int b = 0; b < 2; b++)
-		for (int a = 0; a < 2; a++) {
-			vl row = px * (jy[a] + py * kz[b]);
-			vd tv[2], vv[2];
-			if (pairs) {
-				vgetf2(tr, row + ix[0], &tv[0], &tv[1]);
-				vgetf2(val, row + ix[0], &vv[0], &vv[1]);
-			} else {
-				tv[0] = tv[1] = vgetf(tr, row + ix[0]);
-				vv[0] = vv[1] = vgetf(val, row + ix[0]);
+	if (vany(base != cc->base)) {
+		/* ix[1] is ix[0] + 1 but where x has one position (then the same) */
+		int pairs = c == 0 || k->nx >= 2;
+		for (int b = 0; b < 2; b++)
+			for (int a = 0; a < 2; a++) {
+				vl at = px * (jy[a] + py * kz[b]) + ix[0];
+				vd *t = &cc->t[4 * b + 2 * a], *v = &cc->v[4 * b + 2 * a];
+				if (pairs) {
+					vgetf2(tr, at, &t[0], &t[1]);
+					vgetf2(val, at, &v[0], &v[1]);
+				} else {
+					t[0] = t[1] = vgetf(tr, at);
+					v[0] = v[1] = vgetf(val, at);
+				}
 			}
+		cc->base = base;
+	}
+	for (int b = 0; b < 2; b++)
+		for (int a = 0; a < 2; a++)
 			for (int e = 0; e < 2; e++) {
 				vd wgt = wxy[a][e] * wz[b];
-				vd t = tv[e], flux = wgt * vv[e];
+				vd t = cc->t[4 * b + 2 * a + e], flux = wgt * cc->v[4 * b + 2 * a + e];
 				vl open = (wgt != 0.0) & (t != 0.0), part = open & (t != 1.0);
 				vd q = vany(part) ? vsel(part, flux / t, flux) : flux;   /* x / 1 is x */
 				sum = vsel(open, sum + q, sum);
 				wsum = vsel(open, wsum + wgt, wsum);
 			}
-		}
 	vd r = __builtin_convertvector(__builtin_convertvector(sum / wsum, vf), vd);
 	return vsel(wsum > 0.0, r, vsp(0.0));
 }
@@ -398,7 +442,7 @@ PV vd vcomponent(const struct west_kwind *k, const float *val, int c, const stru
 /* west_wind_at for the lanes at grid-local (x, y), altitude z, z_agl above
  * the ground, in the columns c. */
 PV void vwind(const struct west_kplume *k, vd x, vd y, vd z, vd z_agl, const struct vcol *c,
-	      vl act, vd out[3])
+	      vl act, struct vcorners cc[3], vd out[3])
 {
 	const struct west_kwind *w = &k->wind;
 	vd h = z - k->base, zref = c->zlow, suv = vsp(1.0), sw = vsp(1.0);
@@ -418,15 +462,34 @@ PV void vwind(const struct west_kplume *k, vd x, vd y, vd z, vd z_agl, const str
 	wh.centre[1] = vstencil_at(y / w->dy - 0.5, w->ny);
 	wh.face[2] = vstencil_at(vlevel_index(w, 1, h, act), w->nz + 1);
 	wh.centre[2] = vstencil_at(vlevel_index(w, 0, h, act), w->nz);
-	out[0] = suv * vcomponent(w, w->u, 0, &wh);
-	out[1] = suv * vcomponent(w, w->v, 1, &wh);
-	out[2] = sw * vcomponent(w, w->w, 2, &wh);
+	out[0] = suv * vcomponent(w, w->u, 0, &wh, &cc[0]);
+	out[1] = suv * vcomponent(w, w->v, 1, &wh, &cc[1]);
+	out[2] = sw * vcomponent(w, w->w, 2, &wh, &cc[2]);
 }
 
-/* west_plume_where for the lanes, and their columns' values: gathered
- * where a lane's column is not prev's (every lane when prev is NULL). */
+/* Lane l's column values, of its column c->col[l]. */
+PV void vcol_lane(const struct west_kplume *k, struct vcol *c, int l)
+{
+	size_t col = (size_t)c->col[l];
+
+	c->zlow[l] = k->zlow[col];
+	c->pexp[l] = (double)k->pexp[k->cls[col] % 6];
+	if (k->tl > 0.0) {   /* homogeneous: turb is not read */
+		c->ustar[l] = c->wstar[l] = c->inv_l[l] = 0.0;
+		return;
+	}
+	c->ustar[l] = k->turb[col].ustar;
+	c->wstar[l] = k->turb[col].wstar;
+	c->inv_l[l] = k->turb[col].inv_l;
+}
+
+/* west_plume_where for the lanes, and their columns' values: taken where
+ * a lane's column is not prev's, the lanes' columns before; the
+ * terrain (t) and mixing heights (v) of the four column centres around
+ * the lanes in cc[0] (corner e + 2 a of west_wbilinear's), gathered again
+ * when the first moved. */
 PV void vwhere_at(const struct west_kplume *k, vd x, vd y, const struct vcol *prev,
-		  struct vcol *c)
+		  struct vcorners *cc, struct vcol *c)
 {
 	const struct west_kwind *w = &k->wind;
 	int64_t nx = (int64_t)w->nx, ny = (int64_t)w->ny;
@@ -442,33 +505,27 @@ PV void vwhere_at(const struct west_kplume *k, vd x, vd y, const struct vcol *pr
 	vl i0 = vtrunc(bi), j0 = vtrunc(bj);
 	vl i1 = vsell(i0 + 1 < nx, i0 + 1, i0), j1 = vsell(j0 + 1 < ny, j0 + 1, j0);
 	vd a = bi - vdbl(i0), b = bj - vdbl(j0);
-	vl c00 = j0 * nx + i0, c01 = j0 * nx + i1, c10 = j1 * nx + i0, c11 = j1 * nx + i1;
-	c->ground = (1 - b) * ((1 - a) * vgetf(k->terrain, c00) + a * vgetf(k->terrain, c01)) +
-		    b * ((1 - a) * vgetf(k->terrain, c10) + a * vgetf(k->terrain, c11));
-	c->hmix = (1 - b) * ((1 - a) * vgetf(k->hmix, c00) + a * vgetf(k->hmix, c01)) +
-		  b * ((1 - a) * vgetf(k->hmix, c10) + a * vgetf(k->hmix, c11));
+	vl c00 = j0 * nx + i0;   /* fixes the other three */
+	if (vany(c00 != cc->base)) {
+		vl c01 = j0 * nx + i1, c10 = j1 * nx + i0, c11 = j1 * nx + i1;
+		cc->t[0] = vgetf(k->terrain, c00), cc->t[1] = vgetf(k->terrain, c01);
+		cc->t[2] = vgetf(k->terrain, c10), cc->t[3] = vgetf(k->terrain, c11);
+		cc->v[0] = vgetf(k->hmix, c00), cc->v[1] = vgetf(k->hmix, c01);
+		cc->v[2] = vgetf(k->hmix, c10), cc->v[3] = vgetf(k->hmix, c11);
+		cc->base = c00;
+	}
+	c->ground = (1 - b) * ((1 - a) * cc->t[0] + a * cc->t[1]) +
+		    b * ((1 - a) * cc->t[2] + a * cc->t[3]);
+	c->hmix = (1 - b) * ((1 - a) * cc->v[0] + a * cc->v[1]) +
+		  b * ((1 - a) * cc->v[2] + a * cc->v[3]);
 
-	vl moved = prev ? c->col != prev->col : vspl(-1);
-	if (prev) {
-		c->zlow = prev->zlow, c->pexp = prev->pexp;
-		c->ustar = prev->ustar, c->wstar = prev->wstar, c->inv_l = prev->inv_l;
-		if (!vany(moved))
-			return;
-	}
-	for (int l = 0; l < PW; l++) {
-		if (!moved[l])
-			continue;
-		size_t col = (size_t)c->col[l];
-		c->zlow[l] = k->zlow[col];
-		c->pexp[l] = (double)k->pexp[k->cls[col] % 6];
-		if (k->tl > 0.0) {   /* homogeneous: turb is not read */
-			c->ustar[l] = c->wstar[l] = c->inv_l[l] = 0.0;
-			continue;
-		}
-		c->ustar[l] = k->turb[col].ustar;
-		c->wstar[l] = k->turb[col].wstar;
-		c->inv_l[l] = k->turb[col].inv_l;
-	}
+	vl moved = c->col != prev->col;
+	c->zlow = prev->zlow, c->pexp = prev->pexp;
+	c->ustar = prev->ustar, c->wstar = prev->wstar, c->inv_l = prev->inv_l;
+	if (vany(moved))
+		for (int l = 0; l < PW; l++)
+			if (moved[l])
+				vcol_lane(k, c, l);
 }
 
 /* ---------------------------------------------------------- particles */
@@ -535,6 +592,8 @@ struct vlanes {
 	vl p, n;
 	struct vcol c;
 	vl ron, rcol, rticks;   /* each lane's struct west_prun */
+	struct vcorners wc[3];  /* u, v, w around each lane */
+	struct vcorners bc;     /* the ground and mixing height (vwhere_at) */
 	long id[PW];
 };
 
@@ -562,7 +621,7 @@ PV void vsample(const struct west_kplume *k, const struct west_kparticles *ks, s
 	vl same = in & on & (L->rcol == L->c.col), idle = ~in & ~on;
 	vl other = act & ~same & ~idle;
 
-	L->rticks = vsell(act & same, L->rticks + vtrunc(dt * WEST_PLUME_TICK + 0.5), L->rticks);
+	L->rticks = vsell(act & same, L->rticks + vticks(dt * WEST_PLUME_TICK + 0.5), L->rticks);
 	if (!vany(other))
 		return;
 	for (int l = 0; l < PW; l++) {
@@ -585,7 +644,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	struct vprof pr, pm;
 
 	vprofile(k, &L->c, zagl, act, &pr);
-	vwind(k, L->x, L->y, L->z, zagl, &L->c, act, um);
+	vwind(k, L->x, L->y, L->z, zagl, &L->c, act, L->wc, um);
 	for (int i = 0; i < 3; i++)
 		up[i] = vsqrt(pr.s2[i]) * L->u[i];
 	/* west_plume_dt */
@@ -612,7 +671,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	vd z = L->z + (um[2] + up[2]) * dt;
 	vd t = vsel(dt == t_end - L->t, vsp(t_end), L->t + dt);
 	struct vcol c;
-	vwhere_at(k, x, y, &L->c, &c);
+	vwhere_at(k, x, y, &L->c, &L->bc, &c);
 
 	/* west_plume_bounds */
 	vd lid = c.ground + c.hmix;
@@ -648,7 +707,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 PV void vput(const struct west_kplume *k, struct vlanes *L, int l, long p,
 	     const struct west_pstate *s)
 {
-	struct vcol c;
+	struct west_ppos q;
 
 	L->id[l] = p;
 	L->p[l] = p;
@@ -657,11 +716,10 @@ PV void vput(const struct west_kplume *k, struct vlanes *L, int l, long p,
 	for (int i = 0; i < 3; i++)
 		L->u[i][l] = s->u[i];
 	vrun_put(L, l, (struct west_prun){ 0, 0, 0 });
-	vwhere_at(k, L->x, L->y, NULL, &c);   /* every lane's, lane l's kept */
-	L->c.col[l] = c.col[l];
-	L->c.ground[l] = c.ground[l], L->c.hmix[l] = c.hmix[l], L->c.zlow[l] = c.zlow[l];
-	L->c.pexp[l] = c.pexp[l], L->c.ustar[l] = c.ustar[l];
-	L->c.wstar[l] = c.wstar[l], L->c.inv_l[l] = c.inv_l[l];
+	west_plume_where(k, s->x, s->y, &q);
+	L->c.col[l] = (int64_t)q.col;
+	L->c.ground[l] = q.ground, L->c.hmix[l] = q.hmix;
+	vcol_lane(k, &L->c, l);
 }
 
 /* Lane l's particle ends the launch in state st (west_plume_particle's
@@ -747,6 +805,9 @@ PNAME(lanes)(const struct west_kplume *k, const struct west_kparticles *ks, doub
 
 	/* every lane starts as particle 0 at its release (a valid place) */
 	memset(&L, 0, sizeof L);
+	for (int c = 0; c < 3; c++)
+		L.wc[c].base = vspl(-1);
+	L.bc.base = vspl(-1);
 	west_plume_release(k, 0, &s0, &q0);
 	for (int l = 0; l < PW; l++)
 		vput(k, &L, l, 0, &s0);
