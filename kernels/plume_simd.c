@@ -63,20 +63,16 @@ typedef int64_t vl __attribute__((vector_size(8 * PW)));
 typedef uint64_t vu __attribute__((vector_size(8 * PW)));
 typedef float vf __attribute__((vector_size(4 * PW)));
 
-#if defined(__GNUC__) && !defined(__clang__)
-/* Vectors pass to libmvec's functions in registers of their width; every
- * caller is built for that width (PTARGET), which is libmvec's ABI. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-
-/* glibc's vector math (libmvec), by the x86-64 vector function ABI's names. */
-vd MV(log)(vd);
-vd MV(exp)(vd);
-vd MV(expm1)(vd);
-vd MV(cbrt)(vd);
-vd MV(sin)(vd);
-vd MV(cos)(vd);
-vd MV2(pow)(vd, vd);
+/* glibc's vector math (libmvec), by the x86-64 vector function ABI's
+ * names, for the width's registers. */
+#define MVDECL __attribute__((target(PTARGET))) vd
+MVDECL MV(log)(vd);
+MVDECL MV(exp)(vd);
+MVDECL MV(expm1)(vd);
+MVDECL MV(cbrt)(vd);
+MVDECL MV(sin)(vd);
+MVDECL MV(cos)(vd);
+MVDECL MV2(pow)(vd, vd);
 
 /* ------------------------------------------------------------ helpers */
 
