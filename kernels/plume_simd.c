@@ -227,28 +227,42 @@ PV void vneutral(vd us, vd z, struct vprof *o)
 	o->tl[0] = o->tl[1] = o->tl[2] = tl;
 }
 
-/* west_plume_unstable, lane by lane (every branch, then the lane's). */
-PV void vunstable(vd us, vd ws, vd inv_l, vd h, vd z, struct vprof *o)
+/* west_plume_unstable, lane by lane: each branch where an active lane
+ * (act) takes it, then every lane's own. */
+PV void vunstable(vd us, vd ws, vd inv_l, vd h, vd z, vl act, struct vprof *o)
 {
 	vd al = -inv_l, zeta = z / h, s = 3.0 * zeta + 1.0 / (h * al);
-	vd su = us * MV(cbrt)(12.0 + 0.5 * h * al);
-	vd c = 0.763 * pow(0.03, 0.175) / (0.96 * MV(cbrt)(0.09 + 1.0 / (h * al)));
-	vd sw_lo = ws * c * 0.96 * MV(cbrt)(s);
-	vd sw_mid = ws * 0.763 * MV2(pow)(zeta, vsp(0.175));
-	vd sw_hi = ws * 0.722 * MV2(pow)(1.0 - zeta, vsp(0.207));
-	vl lo = zeta < 0.03, mid = ~lo & (zeta < 0.4);
-	vd sw = vsel(lo, sw_lo, vsel(mid, sw_mid, sw_hi));
-	vd ds = vsel(lo, 2.0 * sw * sw / (s * h),
-		     vsel(mid, 0.35 * sw * sw / z, -0.414 * sw * sw / ((1.0 - zeta) * h)));
-	vl surf = z * al < 1.0, low = ~surf & (zeta < 0.1);
+	vd su = us * MV(cbrt)(12.0 + 0.5 * h * al), sw = vsp(0.0), ds = vsp(0.0);
+	vl lo = zeta < 0.03, mid = ~lo & (zeta < 0.4), hi = ~lo & ~mid;
 
+	if (vany(act & lo)) {
+		vd c = 0.763 * pow(0.03, 0.175) / (0.96 * MV(cbrt)(0.09 + 1.0 / (h * al)));
+		vd w = ws * c * 0.96 * MV(cbrt)(s);
+		sw = vsel(lo, w, sw);
+		ds = vsel(lo, 2.0 * w * w / (s * h), ds);
+	}
+	if (vany(act & mid)) {
+		vd w = ws * 0.763 * MV2(pow)(zeta, vsp(0.175));
+		sw = vsel(mid, w, sw);
+		ds = vsel(mid, 0.35 * w * w / z, ds);
+	}
+	if (vany(act & hi)) {
+		vd w = ws * 0.722 * MV2(pow)(1.0 - zeta, vsp(0.207));
+		sw = vsel(hi, w, sw);
+		ds = vsel(hi, -0.414 * w * w / ((1.0 - zeta) * h), ds);
+	}
 	o->s2[0] = o->s2[1] = su * su;
 	o->ds2[0] = o->ds2[1] = vsp(0.0);
 	o->tl[0] = o->tl[1] = 0.15 * h / su;
 	o->s2[2] = sw * sw;
 	o->ds2[2] = ds;
-	o->tl[2] = vsel(surf, 0.1 * z / (sw * (0.55 - 0.38 * z * al)),
-			vsel(low, 0.59 * z / sw, 0.15 * h / sw * (1.0 - MV(exp)(-5.0 * zeta))));
+
+	vl surf = z * al < 1.0, low = ~surf & (zeta < 0.1), top = ~surf & ~low;
+	vd tl = 0.1 * z / (sw * (0.55 - 0.38 * z * al));
+	tl = vsel(low, 0.59 * z / sw, tl);
+	if (vany(act & top))
+		tl = vsel(top, 0.15 * h / sw * (1.0 - MV(exp)(-5.0 * zeta)), tl);
+	o->tl[2] = tl;
 }
 
 /* west_plume_stable, lane by lane. */
@@ -306,7 +320,7 @@ PV void vprofile(const struct west_kplume *k, const struct vcol *c, vd z_agl, vl
 			vblend(neutral, &r, o);
 		}
 		if (vany(act & unstable)) {
-			vunstable(c->ustar, c->wstar, c->inv_l, h, z, &r);
+			vunstable(c->ustar, c->wstar, c->inv_l, h, z, act & unstable, &r);
 			vblend(unstable, &r, o);
 		}
 		if (vany(act & stable)) {

@@ -11,8 +11,8 @@
  * Backends: BACKENDS below, by registry name (src/backend.c).  cpu is
  * mostly the reference itself: its cases compare its table with direct
  * calls of the same functions, trivially equal, but for the vectorized
- * colour pass, operator and restriction (kernels/potential_simd.c), a real
- * comparison; and they run this harness (allocation, poisoning, copies,
+ * colour pass, operator and restriction (kernels/potential_simd.c) and the
+ * plume's particles (kernels/plume_simd.c), a real comparison; and they run this harness (allocation, poisoning, copies,
  * comparisons) in every build, so a fault in it shows without a GPU.  Every other backend is a real comparison; one that is
  * not built or not usable here skips each case with the reason
  * ("cuda backend test skipped: no CUDA device: ...").
@@ -130,8 +130,10 @@
  *    for all but 1 in 1000 particles (one whose rounding falls across a
  *    branch point); the integer accumulators (the same in any order)
  *    within 1e-3 in 99 % of the columns; tests/test_plume.c's
- *    cuda_matches_cpu derives them.  (The cpu cases run the reference on
- *    both sides: its result must not depend on the thread count either.)
+ *    cuda_matches_cpu derives them.  The cpu backend's kernel is the
+ *    vector one (kernels/plume_simd.c), whose libmvec functions are within
+ *    4 ulp where CUDA's are within 2: there 1 in 100 particles may differ
+ *    (test_plume.c's simd_matches_reference_* measure it).
  *
  * Adding a backend: its name in BACKENDS.  Adding a kernel: its slot in
  * the table (model.h), a check_<name> function here and X(be, <name>) in
@@ -1381,7 +1383,9 @@ static struct west_kparticles plume_block(size_t np, size_t ncol, int on_backend
  * (t_end exactly while it is in the domain; the sum of its steps, to
  * rounding, once it has left), its position within 1e-6 m and its
  * normalized velocity within 1e-6; at most
- * PL_N / 1000 may not (a rounding difference across a branch point);
+ * PL_N / 1000 may not (a rounding difference across a branch point), on
+ * the cpu backend PL_N / 100 (its vector library's larger last-bit
+ * differences: measured 3 of 2000 here);
  * conc within 1e-3 relative plus 1e-3 of the largest and arrival within
  * 1 s (or both none) in all but 1 % of the columns; the centroid's count
  * within PL_N / 1000, its mean position within 1 m.
@@ -1410,7 +1414,8 @@ static void expect_plume(const struct tcase *c, const char *what, const struct w
 		bad += st[p] != h->state[p] || n[p] != h->n[p] ||
 		       !(fabs(x[6 * np + p] - h->t[p]) <= 1e-9) || !(dp <= 1e-6) || !(dv <= 1e-6);
 	}
-	cr_expect_leq(bad, np / 1000, "%s: %s: %zu of %zu particles differ", context, what, bad, np);
+	size_t allow = strcmp(be.name, "cpu") ? np / 1000 : np / 100;
+	cr_expect_leq(bad, allow, "%s: %s: %zu of %zu particles differ", context, what, bad, np);
 	for (size_t i = 0; i < ncol; i++)
 		cmax = h->conc[i] > cmax ? h->conc[i] : cmax;
 	cr_expect_gt(cmax, 0, "%s: %s: no particle in the layer", context, what);
