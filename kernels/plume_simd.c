@@ -22,10 +22,11 @@
  * between are west_plume_step's, a vector of particles at a time.  The
  * accumulators are integers added atomically and the centroid's an
  * integer reduction, so the result is the same on any number of threads
- * in any order.  Lanes without a particle keep the last one's state and
- * are stepped with the others, their results dropped (every index they
- * make stays in its array: the positions are real numbers, and every
- * stencil and column is clamped as the scalar code clamps it).
+ * in any order.  A lane without a particle holds particle 0's state at
+ * its release (a place in the domain) and is stepped with the others, its
+ * results dropped: as a profile's branches are taken only where an active
+ * lane needs them, its values may be anything, NaN included, so every
+ * index is made NaN-safe (a NaN clamps to the first position).
  */
 #include <stdint.h>
 #include <string.h>
@@ -504,8 +505,9 @@ PV void vwhere_at(const struct west_kplume *k, vd x, vd y, const struct vcol *pr
 	const struct west_kwind *w = &k->wind;
 	int64_t nx = (int64_t)w->nx, ny = (int64_t)w->ny;
 	vd fi = vfloor(x / w->dx), fj = vfloor(y / w->dy);
-	vl i = vsell(fi < 0.0, vspl(0), vsell(fi >= (double)nx, vspl(nx - 1), vtrunc(fi)));
-	vl j = vsell(fj < 0.0, vspl(0), vsell(fj >= (double)ny, vspl(ny - 1), vtrunc(fj)));
+	/* west_wcolumn_at's choice, and 0 for a NaN (never a particle's) */
+	vl i = vsell(fi >= (double)nx, vspl(nx - 1), vsell(fi >= 0.0, vtrunc(fi), vspl(0)));
+	vl j = vsell(fj >= (double)ny, vspl(ny - 1), vsell(fj >= 0.0, vtrunc(fj), vspl(0)));
 
 	c->col = j * nx + i;
 	/* west_wbilinear of the terrain and the mixing height: one stencil */
@@ -602,6 +604,8 @@ struct vlanes {
 	vl p, n;
 	struct vcol c;
 	vl ron, rcol, rticks;   /* each lane's struct west_prun */
+	struct west_pstate park; /* a lane's state while it has no particle:
+				    particle 0 at its release, in the domain */
 	struct vcorners wc[3];  /* u, v, w around each lane */
 	struct vcorners bc;     /* the ground and mixing height (vwhere_at) */
 	long id[PW];
@@ -757,16 +761,21 @@ PV void vend(const struct west_kparticles *ks, struct vlanes *L, int l, unsigned
 	sums[3]++;
 }
 
-#define PLUME_TAKE 8   /* particles a thread takes from the counter at once */
+#define PLUME_TAKE 8   /* particles a thread takes from the queue at once */
 
-/* The particles a thread takes from *next: [*p, *end). */
-PV long vnext(const struct west_kplume *k, size_t *next, long *p, long *end)
+/* The particles 0 .. n - 1 to step, next the first no thread has taken. */
+struct vqueue {
+	size_t n, next;
+};
+
+/* The particles a thread takes from q: [*p, *end). */
+PV long vnext(struct vqueue *q, long *p, long *end)
 {
 	if (*p == *end) {
-		*p = (long)__atomic_fetch_add(next, PLUME_TAKE, __ATOMIC_RELAXED);
+		*p = (long)__atomic_fetch_add(&q->next, PLUME_TAKE, __ATOMIC_RELAXED);
 		*end = *p + PLUME_TAKE;
 	}
-	if (*p >= (long)k->np)
+	if (*p >= (long)q->n)
 		return -1;
 	return (*p)++;
 }
@@ -774,12 +783,12 @@ PV long vnext(const struct west_kplume *k, size_t *next, long *p, long *end)
 /* Lane l takes the next particle to step, ending those with no step to
  * take; -1 in L->id[l] when none is left. */
 PV void vfill(const struct west_kplume *k, const struct west_kparticles *ks, double t_end,
-	      struct vlanes *L, int l, size_t *next, long *p, long *end,
+	      struct vlanes *L, int l, struct vqueue *qu, long *p, long *end,
 	      unsigned long long sums[4])
 {
 	long q;
 
-	while ((q = vnext(k, next, p, end)) >= 0) {
+	while ((q = vnext(qu, p, end)) >= 0) {
 		struct west_pstate s;
 		struct west_ppos pos;
 
@@ -801,28 +810,26 @@ PV void vfill(const struct west_kplume *k, const struct west_kparticles *ks, dou
 			return;
 		vend(ks, L, l, 1, sums);
 	}
-	L->id[l] = -1;
+	vput(k, L, l, -1, &L->park);
 }
 
 __attribute__((target(PTARGET))) static void
 PNAME(lanes)(const struct west_kplume *k, const struct west_kparticles *ks, double t_end,
-	     size_t *next, unsigned long long sums[4])
+	     struct vqueue *qu, unsigned long long sums[4])
 {
 	struct vlanes L;
-	struct west_pstate s0;
 	struct west_ppos q0;
 	long p = 0, end = 0;
 
-	/* every lane starts as particle 0 at its release (a valid place) */
 	memset(&L, 0, sizeof L);
 	for (int c = 0; c < 3; c++)
 		L.wc[c].base = vspl(-1);
 	L.bc.base = vspl(-1);
-	west_plume_release(k, 0, &s0, &q0);
+	west_plume_release(k, 0, &L.park, &q0);
 	for (int l = 0; l < PW; l++)
-		vput(k, &L, l, 0, &s0);
+		vput(k, &L, l, -1, &L.park);
 	for (int l = 0; l < PW; l++)
-		vfill(k, ks, t_end, &L, l, next, &p, &end, sums);
+		vfill(k, ks, t_end, &L, l, qu, &p, &end, sums);
 	for (;;) {
 		vl act;
 		for (int l = 0; l < PW; l++)
@@ -834,7 +841,7 @@ PNAME(lanes)(const struct west_kplume *k, const struct west_kparticles *ks, doub
 			if (!act[l] || (!out[l] && L.t[l] < t_end))
 				continue;
 			vend(ks, &L, l, out[l] ? 2 : 1, sums);
-			vfill(k, ks, t_end, &L, l, next, &p, &end, sums);
+			vfill(k, ks, t_end, &L, l, qu, &p, &end, sums);
 		}
 	}
 }
@@ -844,7 +851,7 @@ enum west_status PNAME(west_plume_advance)(const struct west_kplume *k,
 					   int centroid)
 {
 	unsigned long long sx = 0, sy = 0, sz = 0, sn = 0;
-	size_t next = 0;
+	struct vqueue q = { k->np, 0 };
 
 #ifndef WEST_SIMD512
 	if (west_pot_simd_bits() >= 512 && __builtin_cpu_supports("avx512f") &&
@@ -856,7 +863,7 @@ enum west_status PNAME(west_plume_advance)(const struct west_kplume *k,
 	#pragma omp parallel reduction(+ : sx, sy, sz, sn)
 	{
 		unsigned long long sums[4] = { 0, 0, 0, 0 };
-		PNAME(lanes)(k, s, t_end, &next, sums);
+		PNAME(lanes)(k, s, t_end, &q, sums);
 		sx += sums[0], sy += sums[1], sz += sums[2], sn += sums[3];
 	}
 	if (centroid) {
