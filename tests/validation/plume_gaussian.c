@@ -28,8 +28,10 @@
  * height).  Ratio model / reference at 0.5, 1, 2 and 5 km on the
  * centreline, and FAC2 (0.5 <= ratio <= 2).
  *
- * Usage: plume_gaussian [--cuda] [--no-order] [N]
- * (tests/validation/plume_gaussian.sh); --no-order: the GPU takes the
+ * Usage: plume_gaussian [--cuda | --reference] [--no-order] [N]
+ * (tests/validation/plume_gaussian.sh); --reference: the CPU's plain
+ * reference kernel (kernels/plume.c), not the CPU backend's vector one
+ * (kernels/plume_simd.c); --no-order: the GPU takes the
  * particles in index order (kernels.h, struct west_kparticles), to time
  * the order against.
  */
@@ -95,6 +97,8 @@ int main(int argc, char **argv)
 #else
 			die("--cuda", "this libwest is built without CUDA");
 #endif
+		} else if (!strcmp(argv[a], "--reference")) {
+			k = &west_kernels_cpu_ref;
 		} else if (!strcmp(argv[a], "--no-order")) {
 			no_order = 1;
 		} else {

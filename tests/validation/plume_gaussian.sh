@@ -1,5 +1,5 @@
 #!/bin/sh
-# plume_gaussian.sh BUILD_DIR [PARTICLES] [--cuda]: release plumes against
+# plume_gaussian.sh BUILD_DIR [PARTICLES] [--cuda | --reference]: release plumes against
 # the Gaussian plume with the Briggs rural curves, each stability class
 # (tests/validation/plume_gaussian.c; docs/validation.md, "Release
 # plumes").  Compiles the program against BUILD_DIR's libwest.a into a
