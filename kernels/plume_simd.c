@@ -497,7 +497,7 @@ PV void vcol_lane(const struct west_kplume *k, struct vcol *c, int l)
 /* west_plume_where for the lanes, and their columns' values: taken where
  * a lane's column is not prev's, the lanes' columns before; the
  * terrain (t) and mixing heights (v) of the four column centres around
- * the lanes in cc[0] (corner e + 2 a of west_wbilinear's), gathered again
+ * the lanes in cc (corner e + 2 a of west_wbilinear's), gathered again
  * when the first moved. */
 PV void vwhere_at(const struct west_kplume *k, vd x, vd y, const struct vcol *prev,
 		  struct vcorners *cc, struct vcol *c)
@@ -653,7 +653,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	    struct vlanes *L, vl act)
 {
 	const struct west_kwind *w = &k->wind;
-	vd zagl = L->z - L->c.ground, um[3], up[3], g[3], tl[3], nu[3];
+	vd zagl = L->z - L->c.ground, um[3], up[3], g[3], nu[3];
 	vl below = zagl <= L->c.hmix;
 	struct vprof pr, pm;
 
@@ -673,11 +673,9 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	zm = vsel(below & (zm > L->c.hmix), vmax(2.0 * L->c.hmix - zm, vsp(0.0)), zm);
 	vprofile(k, &L->c, zm, act, &pm);
 	vnormals(k->seed, L->p, L->n, g);
-	for (int i = 0; i < 3; i++) {
-		tl[i] = pm.tl[i];
+	for (int i = 0; i < 3; i++)
 		nu[i] = L->u[i];
-	}
-	vlangevin(&pr, tl, dt, g, nu);
+	vlangevin(&pr, pm.tl, dt, g, nu);
 	for (int i = 0; i < 3; i++)
 		up[i] = vsqrt(pr.s2[i]) * nu[i];
 
@@ -717,7 +715,8 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	return act & out;
 }
 
-/* Lane l takes particle p in state s at q. */
+/* Lane l takes particle p (-1: none) in state s, its column found by the
+ * scalar code. */
 PV void vput(const struct west_kplume *k, struct vlanes *L, int l, long p,
 	     const struct west_pstate *s)
 {
@@ -743,7 +742,6 @@ PV void vend(const struct west_kparticles *ks, struct vlanes *L, int l, unsigned
 	     unsigned long long sums[4])
 {
 	size_t p = (size_t)L->id[l];
-
 	struct west_prun r = vrun_get(L, l);
 
 	west_plume_flush(ks, &r);
@@ -781,7 +779,7 @@ PV long vnext(struct vqueue *q, long *p, long *end)
 }
 
 /* Lane l takes the next particle to step, ending those with no step to
- * take; -1 in L->id[l] when none is left. */
+ * take; when none is left it parks (L->park, id -1). */
 PV void vfill(const struct west_kplume *k, const struct west_kparticles *ks, double t_end,
 	      struct vlanes *L, int l, struct vqueue *qu, long *p, long *end,
 	      unsigned long long sums[4])
