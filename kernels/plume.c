@@ -13,23 +13,15 @@ enum west_status west_plume_advance_cpu(const struct west_kplume *k,
 					const struct west_kparticles *s, double t_end,
 					int centroid)
 {
-	unsigned long long sx = 0, sy = 0, sz = 0, sn = 0;
+	unsigned long long sums[4] = { 0, 0, 0, 0 };
 
-	#pragma omp parallel for schedule(dynamic, 64) reduction(+ : sx, sy, sz, sn)
+	#pragma omp parallel for schedule(dynamic, 64) reduction(+ : sums[:4])
 	for (long p = 0; p < (long)k->np; p++) {
 		double at[3];
-		if (west_plume_particle(k, s, (size_t)p, t_end, at) && centroid) {
-			sx += west_plume_fix(at[0], WEST_PLUME_POS);
-			sy += west_plume_fix(at[1], WEST_PLUME_POS);
-			sz += west_plume_fix(at[2], WEST_PLUME_POS);
-			sn++;
-		}
+		if (west_plume_particle(k, s, (size_t)p, t_end, at) && centroid)
+			west_plume_centroid(sums, at);
 	}
-	if (centroid) {
-		s->sums[0] += sx;
-		s->sums[1] += sy;
-		s->sums[2] += sz;
-		s->sums[3] += sn;
-	}
+	if (centroid)
+		west_plume_sums_add(s, sums);
 	return WEST_OK;
 }

@@ -751,12 +751,9 @@ PV void vend(const struct west_kparticles *ks, struct vlanes *L, int l, unsigned
 	ks->n[p] = (unsigned)L->n[l];
 	ks->state[p] = st;
 	L->id[l] = -1;
-	if (st != 1)
-		return;
-	sums[0] += west_plume_fix(L->x[l], WEST_PLUME_POS);
-	sums[1] += west_plume_fix(L->y[l], WEST_PLUME_POS);
-	sums[2] += west_plume_fix(L->z[l] - L->c.ground[l], WEST_PLUME_POS);
-	sums[3]++;
+	if (st == 1)
+		west_plume_centroid(sums, (const double[3]){ L->x[l], L->y[l],
+							     L->z[l] - L->c.ground[l] });
 }
 
 #define PLUME_TAKE 8   /* particles a thread takes from the queue at once */
@@ -848,7 +845,7 @@ enum west_status PNAME(west_plume_advance)(const struct west_kplume *k,
 					   const struct west_kparticles *s, double t_end,
 					   int centroid)
 {
-	unsigned long long sx = 0, sy = 0, sz = 0, sn = 0;
+	unsigned long long sums[4] = { 0, 0, 0, 0 };
 	struct vqueue q = { k->np, 0 };
 
 #ifndef WEST_SIMD512
@@ -858,18 +855,10 @@ enum west_status PNAME(west_plume_advance)(const struct west_kplume *k,
 #endif
 	if (!POK() || k->np == 0)
 		return west_plume_advance_cpu(k, s, t_end, centroid);
-	#pragma omp parallel reduction(+ : sx, sy, sz, sn)
-	{
-		unsigned long long sums[4] = { 0, 0, 0, 0 };
-		PNAME(lanes)(k, s, t_end, &q, sums);
-		sx += sums[0], sy += sums[1], sz += sums[2], sn += sums[3];
-	}
-	if (centroid) {
-		s->sums[0] += sx;
-		s->sums[1] += sy;
-		s->sums[2] += sz;
-		s->sums[3] += sn;
-	}
+	#pragma omp parallel reduction(+ : sums[:4])
+	PNAME(lanes)(k, s, t_end, &q, sums);
+	if (centroid)
+		west_plume_sums_add(s, sums);
 	return WEST_OK;
 }
 

@@ -260,6 +260,25 @@ WEST_HD unsigned long long west_plume_fix(double v, double scale)
 	return (unsigned long long)(v * scale + 0.5);
 }
 
+/* A particle in the domain at a launch's end, at[3] its x, y and height
+ * above the ground (m), added to a launch's centroid sums (in units of
+ * 1 / WEST_PLUME_POS m, and the count). */
+WEST_HD void west_plume_centroid(unsigned long long sums[4], const double at[3])
+{
+	for (int i = 0; i < 3; i++)
+		sums[i] += west_plume_fix(at[i], WEST_PLUME_POS);
+	sums[3]++;
+}
+
+/* A launch's centroid sums added to the run's (kernels.h, struct
+ * west_kparticles). */
+WEST_HD void west_plume_sums_add(const struct west_kparticles *s,
+				 const unsigned long long sums[4])
+{
+	for (int i = 0; i < 4; i++)
+		s->sums[i] += sums[i];
+}
+
 /* Where a particle is: its column, the ground's altitude and the mixing
  * height (m above the ground) there. */
 struct west_ppos {
