@@ -36,6 +36,9 @@
 #if defined(__x86_64__) && defined(WEST_HAVE_MVEC)
 #include <immintrin.h>
 
+/* The processor has what the AVX-512 build uses. */
+#define POK512() (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+
 #ifdef WEST_SIMD512
 #define PW 8
 #define PTARGET "avx512f,avx512dq"
@@ -45,7 +48,7 @@
 #define PM(f) _mm512_##f
 #define PMD __m512d
 #define PMI __m512i
-#define POK() (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+#define POK() POK512()
 #else
 #define PW 4
 #define PTARGET "avx2"
@@ -598,7 +601,7 @@ PV void vlangevin(const struct vprof *pr, const vd tl[3], vd dt, const vd g[3], 
 	}
 }
 
-/* The lanes: each a particle (id >= 0) or none (-1). */
+/* The lanes: each a particle p (>= 0) or none (-1), its draws n. */
 struct vlanes {
 	vd x, y, z, u[3], t;
 	vl p, n;
@@ -608,7 +611,6 @@ struct vlanes {
 				    particle 0 at its release, in the domain */
 	struct vcorners wc[3];  /* u, v, w around each lane */
 	struct vcorners bc;     /* the ground and mixing height (vwhere_at) */
-	long id[PW];
 };
 
 /* Lane l's run as plume_util.h's struct, and back. */
@@ -722,7 +724,6 @@ PV void vput(const struct west_kplume *k, struct vlanes *L, int l, long p,
 {
 	struct west_ppos q;
 
-	L->id[l] = p;
 	L->p[l] = p;
 	L->n[l] = s->n;
 	L->x[l] = s->x, L->y[l] = s->y, L->z[l] = s->z, L->t[l] = s->t;
@@ -741,7 +742,7 @@ PV void vput(const struct west_kplume *k, struct vlanes *L, int l, long p,
 PV void vend(const struct west_kparticles *ks, struct vlanes *L, int l, unsigned char st,
 	     unsigned long long sums[4])
 {
-	size_t p = (size_t)L->id[l];
+	size_t p = (size_t)L->p[l];
 	struct west_prun r = vrun_get(L, l);
 
 	west_plume_flush(ks, &r);
@@ -750,7 +751,7 @@ PV void vend(const struct west_kparticles *ks, struct vlanes *L, int l, unsigned
 	ks->t[p] = L->t[l];
 	ks->n[p] = (unsigned)L->n[l];
 	ks->state[p] = st;
-	L->id[l] = -1;
+	L->p[l] = -1;
 	if (st == 1)
 		west_plume_centroid(sums, (const double[3]){ L->x[l], L->y[l],
 							     L->z[l] - L->c.ground[l] });
@@ -776,7 +777,7 @@ PV long vnext(struct vqueue *q, long *p, long *end)
 }
 
 /* Lane l takes the next particle to step, ending those with no step to
- * take; when none is left it parks (L->park, id -1). */
+ * take; when none is left it parks (L->park, p -1). */
 PV void vfill(const struct west_kplume *k, const struct west_kparticles *ks, double t_end,
 	      struct vlanes *L, int l, struct vqueue *qu, long *p, long *end,
 	      unsigned long long sums[4])
@@ -826,9 +827,7 @@ PNAME(lanes)(const struct west_kplume *k, const struct west_kparticles *ks, doub
 	for (int l = 0; l < PW; l++)
 		vfill(k, ks, t_end, &L, l, qu, &p, &end, sums);
 	for (;;) {
-		vl act;
-		for (int l = 0; l < PW; l++)
-			act[l] = L.id[l] >= 0 ? -1 : 0;
+		vl act = L.p >= 0;
 		if (!vany(act))
 			break;
 		vl out = vstep(k, ks, t_end, &L, act);
@@ -849,8 +848,7 @@ enum west_status PNAME(west_plume_advance)(const struct west_kplume *k,
 	struct vqueue q = { k->np, 0 };
 
 #ifndef WEST_SIMD512
-	if (west_pot_simd_bits() >= 512 && __builtin_cpu_supports("avx512f") &&
-	    __builtin_cpu_supports("avx512dq"))
+	if (west_pot_simd_bits() >= 512 && POK512())
 		return west_plume_advance_simd512(k, s, t_end, centroid);
 #endif
 	if (!POK() || k->np == 0)

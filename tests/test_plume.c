@@ -793,12 +793,12 @@ static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_o
  * run the same double-precision bodies, so a particle's path differs at
  * first only by the last bits of the libraries' log, sin, cos, exp, expm1,
  * pow and cbrt (1-2 ulp on the GPU, up to 4 in libmvec's vectors).  Those
- * differences are carried along and grow:
- * each wind component is rounded to float from a sum in double, so a
- * position difference that crosses a float rounding boundary changes the
- * wind by an ulp (1e-7 relative), and a particle whose difference falls
- * across a branch point (a reflection, a column edge, the step that ends
- * a chunk) takes another path thereafter.  Measured on the H100
+ * differences are carried along and grow: each wind component is rounded
+ * to float from a sum in double, so a position difference that crosses a
+ * float rounding boundary changes the wind by an ulp (1e-7 relative), and
+ * a particle whose difference falls across a branch point (a reflection,
+ * a column edge, the step that ends a chunk) takes another path
+ * thereafter.  Measured on the H100
  * (2026-11-25, 20000 particles, 10 minutes), every particle in the same
  * state: with chunks of 4e6 particle-seconds 16 % equal, 98.35 % within
  * 1e-6 m, 99.85 % within 1 mm, 99.99 % within 1 m; with chunks of 1e6
@@ -829,7 +829,8 @@ static void expect_same_particles(const struct west_kernel_ops *a, const struct 
 		states += pa[4 * p + 3] != pb[4 * p + 3];
 		beyond[0] += !(d <= 1e-6), beyond[1] += !(d <= 1e-3), beyond[2] += !(d <= 1.0);
 	}
-	cr_log_info("%s, class %c: of %ld particles: beyond 1e-6 m %ld, 1 mm %ld, 1 m %ld; another state %ld",
+	cr_log_info("%s, class %c: of %ld particles: beyond 1e-6 m %ld, 1 mm %ld, 1 m %ld; "
+		    "another state %ld",
 		    b->backend, "ABCDEF"[cls], n, beyond[0], beyond[1], beyond[2], states);
 	cr_expect_leq(beyond[0], n / 20, "%ld of %ld particles beyond 1e-6 m", beyond[0], n);
 	cr_expect_leq(beyond[1], n / 50, "%ld of %ld particles beyond 1 mm", beyond[1], n);
@@ -859,8 +860,9 @@ static void expect_same_particles(const struct west_kernel_ops *a, const struct 
 /*
  * The CPU backend's vector kernel (kernels/plume_simd.c, a particle a
  * lane) at both widths against the reference, in unstable, neutral and
- * stable air: the same bounds as the GPU (expect_same_particles).  Skipped where it would be the reference
- * itself (no libmvec in the build, or no AVX2 or AVX-512 here).
+ * stable air: the same bounds as the GPU (expect_same_particles).
+ * Skipped where it would be the reference itself (no libmvec in the
+ * build, or no AVX2 or AVX-512 here).
  */
 static void simd_against_reference(int bits)
 {
@@ -869,9 +871,7 @@ static void simd_against_reference(int bits)
 	west_pot_simd_width(bits);
 	for (int c = 0; c < 3; c++) {
 		expect_same_particles(&west_kernels_cpu_ref, &west_kernels_cpu, classes[c]);
-		west_plume_result_free(&res);
-		west_field_free(&f);
-		west_grid_free(&g);
+		teardown();
 	}
 	west_pot_simd_width(512);
 }
