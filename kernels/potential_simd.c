@@ -152,6 +152,35 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 		r->t_hi = r->t_lo;
 }
 
+/* Groups ahead whose transparencies a cut group fetches (row_conds). */
+#define CUT_AHEAD 4
+
+/* The group of cells t .. t + VL - 1 of row r holds a cut cell. */
+INLINE int row_cut(const struct row *r, size_t t)
+{
+	return (loadb(r->l->code + r->s0 + t) & (VBYTES_ONES << WEST_PF_CUT)) != 0;
+}
+
+/* The cache lines of the transparencies that row_conds reads for the
+ * group at t, fetched ahead (a prefetch changes no value). */
+INLINE void row_cut_prefetch(const struct row *r, size_t t)
+{
+	const struct west_plevel *l = r->l;
+	size_t i = 2 * t + r->i0;
+	const float *x = l->tx + west_kx(l->nx, l->ny, i, r->j, r->k);
+	const float *y = l->ty + west_ky(l->nx, l->ny, i, r->j, r->k);
+	const float *start[3] = { x, y, y + l->nx };
+
+	/* each of the three reads 2 VL floats from its start: every line
+	 * they touch holds its start, a point a line (16 floats) on, or its
+	 * last float */
+	for (int a = 0; a < 3; a++) {
+		for (int q = 0; q < 2 * VL; q += 16)
+			__builtin_prefetch(start[a] + q);
+		__builtin_prefetch(start[a] + 2 * VL - 1);
+	}
+}
+
 /*
  * Cells t .. t + VL - 1 of row r: the sums and diagonals of the reference's
  * west_pcell.  A cut cell's side conductances are multiplied by their
@@ -166,6 +195,13 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 	if (l->code) {
 		vbytes bytes = loadb(l->code + s);
 		vu code = lane_codes(bytes);
+		/* A cut group's TX and TY reads miss the cache (10 % of level
+		 * 0's groups at R64, and most of a colour pass's stalls:
+		 * docs/benchmarks.md), so the group CUT_AHEAD groups on has
+		 * its lines fetched now. */
+		size_t ahead = t + CUT_AHEAD * VL;
+		if (ahead + VL <= r->n && row_cut(r, ahead))
+			row_cut_prefetch(r, ahead);
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)   /* bit f to every bit of the lane */
 			g[f] = (vf)(((vi)(code << (31 - f)) >> 31) & (vi)r->kf[f]);
