@@ -195,10 +195,10 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 	if (l->code) {
 		vbytes bytes = loadb(l->code + s);
 		vu code = lane_codes(bytes);
-		/* A cut group's TX and TY reads miss the cache (10 % of level
-		 * 0's groups at R64, and most of a colour pass's stalls:
-		 * docs/benchmarks.md), so the group CUT_AHEAD groups on has
-		 * its lines fetched now. */
+		/* A cut group's TX and TY reads missed the cache (a tenth of
+		 * level 0's groups at R64 took a quarter of a colour pass's
+		 * time: docs/benchmarks.md), so the group CUT_AHEAD groups on
+		 * has its lines fetched now. */
 		size_t ahead = t + CUT_AHEAD * VL;
 		if (ahead + VL <= r->n && row_cut(r, ahead))
 			row_cut_prefetch(r, ahead);
