@@ -215,6 +215,7 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 			vf one = vsplat(1.0f), m[4];
 			m[WEST_PF_W] = vevens(l->tx + xw), m[WEST_PF_E] = vodds(l->tx + xw);
 			m[WEST_PF_S] = vevens(l->ty + ys), m[WEST_PF_N] = vevens(l->ty + ys + l->nx);
+			_Pragma("GCC unroll 4")
 			for (int f = 0; f < 4; f++)
 				g[f] *= vselect(cut, m[f], one);
 		}
