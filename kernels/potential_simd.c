@@ -155,10 +155,16 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 /* Groups ahead whose transparencies a cut group fetches (row_conds). */
 #define CUT_AHEAD 4
 
+/* Some lane of the codes' bytes (loadb) is a cut cell's. */
+INLINE int any_cut(vbytes bytes)
+{
+	return (bytes & (VBYTES_ONES << WEST_PF_CUT)) != 0;
+}
+
 /* The group of cells t .. t + VL - 1 of row r holds a cut cell. */
 INLINE int row_cut(const struct row *r, size_t t)
 {
-	return (loadb(r->l->code + r->s0 + t) & (VBYTES_ONES << WEST_PF_CUT)) != 0;
+	return any_cut(loadb(r->l->code + r->s0 + t));
 }
 
 /* The cache lines of the transparencies that row_conds reads for the
@@ -205,7 +211,7 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)   /* bit f to every bit of the lane */
 			g[f] = (vf)(((vi)(code << (31 - f)) >> 31) & (vi)r->kf[f]);
-		if (bytes & (VBYTES_ONES << WEST_PF_CUT)) {
+		if (any_cut(bytes)) {
 			/* lane q's faces: x-faces xw + 2q and xw + 2q + 1 (the even
 			 * and odd of 2 VL in a row), y-faces ys + 2q of two rows */
 			size_t i = 2 * t + r->i0;
@@ -611,7 +617,7 @@ VEC static void apply_row(const struct west_kgrid *g, const struct west_plevel *
 			vi bw = (vi)(code << (31 - WEST_PF_W)) >> 31;
 			vi bs = (vi)(code << (31 - WEST_PF_S)) >> 31;
 			vf xc = vload(xr + 1 + i), m_w = mx, m_s = my, f;
-			if (bytes & (VBYTES_ONES << WEST_PF_CUT)) {
+			if (any_cut(bytes)) {
 				vi cut = (vi)(code << (31 - WEST_PF_CUT)) >> 31;
 				m_w = vselect(cut, mx * vload(txr + i), mx);
 				m_s = vselect(cut, my * vload(tyr + i), my);
