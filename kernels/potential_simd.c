@@ -161,29 +161,32 @@ INLINE int any_cut(vbytes bytes)
 	return (bytes & (VBYTES_ONES << WEST_PF_CUT)) != 0;
 }
 
-/* The group of cells t .. t + VL - 1 of row r holds a cut cell. */
-INLINE int row_cut(const struct row *r, size_t t)
-{
-	return any_cut(loadb(r->l->code + r->s0 + t));
-}
-
-/* The cache lines of the transparencies that row_conds reads for the
- * group at t, fetched ahead (a prefetch changes no value). */
-INLINE void row_cut_prefetch(const struct row *r, size_t t)
+/* Where the cut lanes of the group at t read their side faces'
+ * transparencies, 2 VL floats from each start: the x-faces of their row
+ * (lane q's west face at 2q, east at 2q + 1), and the y-faces of the row
+ * (south, at 2q) and of the row north of it (north). */
+INLINE void row_cut_reads(const struct row *r, size_t t, const float *rd[3])
 {
 	const struct west_plevel *l = r->l;
 	size_t i = 2 * t + r->i0;
-	const float *x = l->tx + west_kx(l->nx, l->ny, i, r->j, r->k);
-	const float *y = l->ty + west_ky(l->nx, l->ny, i, r->j, r->k);
-	const float *start[3] = { x, y, y + l->nx };
 
-	/* each of the three reads 2 VL floats from its start: every line
-	 * they touch holds its start, a point a line (16 floats) on, or its
-	 * last float */
+	rd[0] = l->tx + west_kx(l->nx, l->ny, i, r->j, r->k);
+	rd[1] = l->ty + west_ky(l->nx, l->ny, i, r->j, r->k);
+	rd[2] = rd[1] + l->nx;
+}
+
+/* Those reads' cache lines fetched ahead (a prefetch changes no value):
+ * every line a read touches holds its start, a point a line (16 floats)
+ * on, or its last float. */
+INLINE void row_cut_prefetch(const struct row *r, size_t t)
+{
+	const float *rd[3];
+
+	row_cut_reads(r, t, rd);
 	for (int a = 0; a < 3; a++) {
 		for (int q = 0; q < 2 * VL; q += 16)
-			__builtin_prefetch(start[a] + q);
-		__builtin_prefetch(start[a] + 2 * VL - 1);
+			__builtin_prefetch(rd[a] + q);
+		__builtin_prefetch(rd[a] + 2 * VL - 1);
 	}
 }
 
@@ -206,21 +209,19 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 		 * time: docs/benchmarks.md), so the group CUT_AHEAD groups on
 		 * has its lines fetched now. */
 		size_t ahead = t + CUT_AHEAD * VL;
-		if (ahead + VL <= r->n && row_cut(r, ahead))
+		if (ahead + VL <= r->n && any_cut(loadb(l->code + r->s0 + ahead)))
 			row_cut_prefetch(r, ahead);
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)   /* bit f to every bit of the lane */
 			g[f] = (vf)(((vi)(code << (31 - f)) >> 31) & (vi)r->kf[f]);
 		if (any_cut(bytes)) {
-			/* lane q's faces: x-faces xw + 2q and xw + 2q + 1 (the even
-			 * and odd of 2 VL in a row), y-faces ys + 2q of two rows */
-			size_t i = 2 * t + r->i0;
-			size_t xw = west_kx(l->nx, l->ny, i, r->j, r->k);
-			size_t ys = west_ky(l->nx, l->ny, i, r->j, r->k);
+			const float *rd[3];
 			vi cut = (vi)(code << (31 - WEST_PF_CUT)) >> 31;
 			vf one = vsplat(1.0f), m[4];
-			m[WEST_PF_W] = vevens(l->tx + xw), m[WEST_PF_E] = vodds(l->tx + xw);
-			m[WEST_PF_S] = vevens(l->ty + ys), m[WEST_PF_N] = vevens(l->ty + ys + l->nx);
+
+			row_cut_reads(r, t, rd);
+			m[WEST_PF_W] = vevens(rd[0]), m[WEST_PF_E] = vodds(rd[0]);
+			m[WEST_PF_S] = vevens(rd[1]), m[WEST_PF_N] = vevens(rd[2]);
 			_Pragma("GCC unroll 4")
 			for (int f = 0; f < 4; f++)
 				g[f] *= vselect(cut, m[f], one);
