@@ -14,8 +14,9 @@
  * colour pass, operator and restriction (kernels/potential_simd.c) and the
  * plume's particles (kernels/plume_simd.c), a real comparison; and they
  * run this harness (allocation, poisoning, copies, comparisons) in every
- * build, so a fault in it shows without a GPU.  Every other backend is a real comparison; one that is
- * not built or not usable here skips each case with the reason
+ * build, so a fault in it shows without a GPU.  Every other backend is a
+ * real comparison; one that is not built or not usable here skips each
+ * case with the reason
  * ("cuda backend test skipped: no CUDA device: ...").
  *
  * Cases: KERNEL_CASES below, one per kernel slot of the table (the sweep
