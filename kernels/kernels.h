@@ -351,6 +351,14 @@ struct west_mgeom {
 	size_t nx, ny, nz;
 	double dx, dy;     /* m */
 	const double *zf;
+	/* bound[f], f = W, E, S, N, T: from the centre of a cell on that open
+	 * boundary across it to where e = 0, the ghost centre of level 0 (half
+	 * a level-0 cell beyond the face: half this level's boundary cell plus
+	 * half level 0's); bit f of edges set when the level's first (W, S) or
+	 * last (E, N, T) cell along f lies on the model grid's boundary (not
+	 * so on a slab's halo side: there the next centre as inside) */
+	double bound[6];
+	unsigned edges;
 };
 
 /* code of every cell of level l0 (l0's other arrays untouched) from g's

@@ -23,6 +23,20 @@ WEST_HD double west_mg_face_dist(const struct west_mgeom *a, int f, size_t k)
 	}
 }
 
+/* Distance (m) from the centre of cell (i, j, k) of geometry a across face
+ * f to where its e is taken: the next centre (west_mg_face_dist) or, across
+ * an open boundary of the model grid, level 0's ghost centre (a->bound[f]).
+ * On level 0 both are the next (ghost) centre. */
+WEST_HD double west_mg_cell_dist(const struct west_mgeom *a, int f, size_t i, size_t j,
+				 size_t k)
+{
+	size_t n[3] = { a->nx, a->ny, a->nz }, c[3] = { i, j, k };
+	int d = f / 2;
+	if (f != WEST_PF_B && (a->edges >> f & 1) && (f % 2 ? c[d] + 1 == n[d] : c[d] == 0))
+		return a->bound[f];
+	return west_mg_face_dist(a, f, k);
+}
+
 /* Cell (i, j, k)'s face code from the transparencies of grid view g. */
 WEST_HD unsigned char west_mg_code_at(const struct west_kgrid *g, size_t i, size_t j, size_t k)
 {
@@ -41,8 +55,8 @@ WEST_HD unsigned char west_mg_code_at(const struct west_kgrid *g, size_t i, size
 }
 
 /* Face f of coarse cell (I, J, K) of geometry c: the open areas (G times
- * the centre distance) of the fine faces it covers, summed in i, j, k
- * order, over the coarse centre distance. */
+ * the distance, west_mg_cell_dist) of the fine faces it covers, summed in
+ * i, j, k order, over the coarse cell's distance. */
 WEST_HD double west_mg_coarse_face(const struct west_plevel *fl, const struct west_mgeom *a,
 				   const struct west_mgeom *c, size_t I, size_t J, size_t K,
 				   int f)
@@ -65,9 +79,9 @@ WEST_HD double west_mg_coarse_face(const struct west_plevel *fl, const struct we
 			for (size_t i = lo[0]; i < hi[0]; i++) {
 				float g[6];
 				west_pconds(fl, west_pslot(fl, i, j, k), i, j, k, g);
-				sum += (double)g[f] * west_mg_face_dist(a, f, k);
+				sum += (double)g[f] * west_mg_cell_dist(a, f, i, j, k);
 			}
-	return sum / west_mg_face_dist(c, f, K);
+	return sum / west_mg_cell_dist(c, f, I, J, K);
 }
 
 /* Coarse cell (I, J, K)'s six conductances into cl's g. */

@@ -16,11 +16,16 @@
 #include "model.h"
 #include "multigrid_util.h"
 
-/* A level's geometry while building: cells, spacings, face heights. */
+/* A level's geometry while building: cells, spacings, face heights, and
+ * what its open boundaries need (struct west_mgeom's bound and edges). */
 struct geom {
 	size_t nx, ny, nz;
 	double dx, dy;
-	double *zf;    /* nz + 1 face heights (m) */
+	double *zf;       /* nz + 1 face heights (m) */
+	double last[2];   /* widths (m) of the last cell along x and y: an odd
+			     count's last coarse cell holds one fine cell */
+	double ghost[3];  /* level 0's half cell along x, y and at the top (m) */
+	unsigned edges;   /* west_mgeom's */
 };
 
 static double thinnest(const struct geom *a)
@@ -52,7 +57,10 @@ static enum west_status next_geom(struct geom *c, const struct geom *a,
 				  const unsigned f[3], char *err, size_t errlen)
 {
 	*c = (struct geom){ (a->nx + f[0] - 1) / f[0], (a->ny + f[1] - 1) / f[1],
-			    (a->nz + f[2] - 1) / f[2], a->dx * f[0], a->dy * f[1], NULL };
+			    (a->nz + f[2] - 1) / f[2], a->dx * f[0], a->dy * f[1], NULL,
+			    { f[0] == 2 && a->nx % 2 == 0 ? a->dx + a->last[0] : a->last[0],
+			      f[1] == 2 && a->ny % 2 == 0 ? a->dy + a->last[1] : a->last[1] },
+			    { a->ghost[0], a->ghost[1], a->ghost[2] }, a->edges };
 	c->zf = malloc((c->nz + 1) * sizeof *c->zf);
 	if (!c->zf)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "multigrid: out of memory");
@@ -65,7 +73,13 @@ static enum west_status next_geom(struct geom *c, const struct geom *a,
 /* a's geometry as the kernels take it (zf in host memory). */
 static struct west_mgeom mgeom(const struct geom *a)
 {
-	return (struct west_mgeom){ a->nx, a->ny, a->nz, a->dx, a->dy, a->zf };
+	double top = a->zf[a->nz] - a->zf[a->nz - 1];
+	return (struct west_mgeom){
+		a->nx, a->ny, a->nz, a->dx, a->dy, a->zf,
+		{ 0.5 * a->dx + a->ghost[0], 0.5 * a->last[0] + a->ghost[0],
+		  0.5 * a->dy + a->ghost[1], 0.5 * a->last[1] + a->ghost[1], 0.0,
+		  0.5 * top + a->ghost[2] },
+		a->edges };
 }
 
 /* ------------------------------------------------------------- layout */
@@ -144,16 +158,23 @@ static void level_shape(struct west_plevel *l, const struct geom *a)
 	l->ncol = l->hx * l->ny * l->nz;
 }
 
+/* Every open boundary of the model grid (west_mgeom's edges). */
+#define ALL_EDGES (1u << WEST_PF_W | 1u << WEST_PF_E | 1u << WEST_PF_S | 1u << WEST_PF_N | \
+		   1u << WEST_PF_T)
+
 /* The levels' shapes and geometries into mg and gm (zf arrays owned): by
  * the coarsening rule, or with plan (not NULL) plan's factors for its first
- * nlev levels (a partition's: multigrid.h). */
+ * nlev levels (a partition's: multigrid.h); edges: those of the model
+ * grid's boundaries g lies on (west_mgeom's). */
 static enum west_status shapes(struct west_mg *mg, struct geom *gm,
 			       const struct west_grid *g, double eta,
-			       const struct west_mg *plan, int nlev,
+			       const struct west_mg *plan, int nlev, unsigned edges,
 			       char *err, size_t errlen)
 {
 	gm[0] = (struct geom){ g->nx, g->ny, g->nz, g->dx, g->dy,
-			       malloc((g->nz + 1) * sizeof(double)) };
+			       malloc((g->nz + 1) * sizeof(double)), { g->dx, g->dy },
+			       { 0.5 * g->dx, 0.5 * g->dy, 0.5 * (g->zf[g->nz] - g->zf[g->nz - 1]) },
+			       edges };
 	if (!gm[0].zf)
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "multigrid: out of memory");
 	memcpy(gm[0].zf, g->zf, (g->nz + 1) * sizeof(double));
@@ -284,10 +305,17 @@ enum west_status west_mg_build_part(const struct west_kernel_ops *ops, struct we
 {
 	struct geom gm[WEST_MG_MAX_LEVELS] = { { 0 } };
 	enum west_status st;
+	unsigned edges = ALL_EDGES;
 
+	/* a slab (kernels.h, views) lies on the south or north boundary only
+	 * when its rows start or end there */
+	if (kg && kg->jg > 0)
+		edges &= ~(1u << WEST_PF_S);
+	if (plan && kg && kg->jg + g->ny < plan->lv[0].ny)
+		edges &= ~(1u << WEST_PF_N);
 	memset(mg, 0, sizeof *mg);
 	mg->eta = eta;
-	if (!(st = shapes(mg, gm, g, eta, plan, nlev, err, errlen)))
+	if (!(st = shapes(mg, gm, g, eta, plan, nlev, edges, err, errlen)))
 		st = place(ops, mg, gm, kg, eta, 0, NULL, NULL, err, errlen);
 	free_geoms(gm);
 	if (st)
@@ -303,7 +331,7 @@ enum west_status west_mg_plan(struct west_mg *plan, const struct west_grid *g, d
 
 	memset(plan, 0, sizeof *plan);
 	plan->eta = eta;
-	st = shapes(plan, gm, g, eta, NULL, 0, err, errlen);
+	st = shapes(plan, gm, g, eta, NULL, 0, ALL_EDGES, err, errlen);
 	free_geoms(gm);
 	return st;
 }
@@ -318,7 +346,7 @@ enum west_status west_mg_build_tail(const struct west_kernel_ops *ops, struct we
 
 	memset(mg, 0, sizeof *mg);
 	mg->eta = eta;
-	if (!(st = shapes(&whole, gm, g, eta, NULL, 0, err, errlen))) {
+	if (!(st = shapes(&whole, gm, g, eta, NULL, 0, ALL_EDGES, err, errlen))) {
 		if (from < 1 || from >= whole.nlevels)
 			st = west_fail(err, errlen, WEST_ERR_INVALID,
 				       "multigrid: a tail from level %d of %d levels", from,

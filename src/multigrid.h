@@ -16,8 +16,12 @@
  * Terrain on coarse levels: a coarse face's open area is the sum of the
  * open areas of the fine faces it covers (area times transparency), and
  * its conductance is that area over the distance between the coarse
- * centres either side (the ghost centre beyond an open boundary lies one
- * coarse cell out, as on the model grid), times eta on z-faces.  A coarse
+ * centres either side, times eta on z-faces.  Across an open boundary the
+ * distance runs to where level 0 takes e = 0, its ghost centre half a
+ * level-0 cell beyond the face (half the coarse boundary cell plus half
+ * level 0's), so every level solves for the same boundary; a ghost one
+ * coarse cell out, as until December 2026, moved it out level by level
+ * and cost the V-cycle most of its contraction.  A coarse
  * cell all of whose fine cells are land has only closed faces and drops
  * out.  The open areas are exact sums, so a coarse level sees every
  * channel through the terrain that its fine level sees.
@@ -84,8 +88,10 @@ enum west_status west_mg_plan(struct west_mg *plan, const struct west_grid *g, d
  * nlev - 1 coarsenings pairs the slab's rows as the whole grid's
  * hierarchy pairs them; plan is that whole hierarchy (its shapes, one
  * built for the whole grid and this eta), whose factors the first nlev
- * levels take instead of the coarsening rule.  Otherwise as
- * west_mg_build_on; the levels' jlo and jhi are the caller's to set.
+ * levels take instead of the coarsening rule; kg->jg, the slab's first
+ * global row, tells whether it lies on the south and north boundaries.
+ * Otherwise as west_mg_build_on; the levels' jlo and jhi are the caller's
+ * to set.
  */
 enum west_status west_mg_build_part(const struct west_kernel_ops *ops, struct west_mg *mg,
 				    const struct west_grid *g, const struct west_kgrid *kg,
