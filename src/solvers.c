@@ -281,8 +281,11 @@ static enum west_status sor_potential(struct run *x, const struct west_solve_opt
  * the coarse correction (red, black) and as many after (black, red), so
  * that the cycle is a symmetric operator (the conjugate gradients need it),
  * over-relaxed by WEST_MG_OMEGA (1.15 took one iteration off 7 on R16 and on
- * the default terrain against 1; 1.3 did no better). */
-#define MG_SMOOTH 2
+ * the default terrain against 1; 1.3 did no better).  3 since the coarse
+ * levels' boundaries moved to level 0's: one iteration fewer than 2 on R16,
+ * R64, the default terrain and ridge.asc, none more elsewhere, and step 8
+ * in 0.84 to 0.94 of its time on the CPU and the GPU (docs/benchmarks.md). */
+#define MG_SMOOTH 3
 
 /* From e = 0 when `zero` (the first pass reads no e: pass0). */
 static enum west_status smooth(struct west_parts *ps, int L, int first, int zero)
