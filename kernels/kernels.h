@@ -479,19 +479,24 @@ struct west_kparticles {
 #define WEST_PLUME_POS 4096.0          /* centroid sums' units per metre */
 
 /*
- * plume_advance: every particle released before t_end is advanced to
- * t_end (s after the start): released when its time comes, moved with
- * the mean wind plus a Langevin turbulent velocity in adaptive steps,
- * reflected at the ground and the mixing height, marked when it leaves,
- * its time in the layer added to conc and arrival.  With centroid, sums
- * (zeroed by the caller) gets the particles in the domain at t_end.
+ * plume_advance: one launch.  Every particle released before t_end
+ * whose time is before t_end is advanced until its time reaches t_end (s
+ * after the start), its last step ending at t_cut (>= t_end) at the
+ * latest: released when its time comes, moved with the mean wind plus a
+ * Langevin turbulent velocity in adaptive steps, reflected at the ground
+ * and the mixing height, marked when it leaves, its time in the layer
+ * added to conc and arrival.  A step is cut only at t_cut (the driver's
+ * next path point), never at t_end, so the particles do not depend on
+ * how the time to t_cut is split into launches (tests/test_plume.c,
+ * chunks_change_nothing).  With centroid (t_cut == t_end), sums (zeroed
+ * by the caller) gets the particles in the domain at t_end.
  * The per-particle body is west_plume_particle (kernels/plume_util.h):
  * docs/model.md gives the physics.  Particles are independent and the
  * accumulators integer, so the result does not depend on the order.
  */
 enum west_status west_plume_advance_cpu(const struct west_kplume *k,
 					const struct west_kparticles *s, double t_end,
-					int centroid);
+					double t_cut, int centroid);
 /* The same on vectors of doubles, a particle a lane (plume_simd.c): AVX2,
  * or the *_simd512 (AVX-512) where the processor has it and
  * west_pot_simd_width's last call did not say 256; the reference where

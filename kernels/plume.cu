@@ -39,7 +39,8 @@ static __device__ unsigned char order_key(unsigned steps)
  * plume_gaussian.c) 1.5 times slower; three or four blocks spill and gain
  * nothing (docs/benchmarks.md). */
 static __global__ void __launch_bounds__(WEST_B1, 2)
-plume_kernel(struct west_kplume k, struct west_kparticles s, double t_end, int centroid)
+plume_kernel(struct west_kplume k, struct west_kparticles s, double t_end, double t_cut,
+	     int centroid)
 {
 	size_t t = west_tid1();
 	unsigned long long c[4] = { 0, 0, 0, 0 };
@@ -49,7 +50,7 @@ plume_kernel(struct west_kplume k, struct west_kparticles s, double t_end, int c
 		size_t p = s.ordered ? s.order[t] : t;
 		unsigned before = s.state[p] == 1 ? s.n[p] : 0;
 
-		if (west_plume_particle(&k, &s, p, t_end, at) && centroid) {
+		if (west_plume_particle(&k, &s, p, t_end, t_cut, centroid, at)) {
 			c[0] = west_plume_fix(at[0], WEST_PLUME_POS);
 			c[1] = west_plume_fix(at[1], WEST_PLUME_POS);
 			c[2] = west_plume_fix(at[2], WEST_PLUME_POS);
@@ -84,13 +85,13 @@ extern "C" size_t west_plume_order_bytes_cuda(size_t np)
 
 extern "C" enum west_status west_plume_advance_cuda(const struct west_kplume *k,
 						    const struct west_kparticles *s,
-						    double t_end, int centroid)
+						    double t_end, double t_cut, int centroid)
 {
 	size_t bytes = s->scratch_bytes;
 
 	if (k->np == 0)
 		return WEST_OK;
-	plume_kernel<<<west_grid1(k->np), WEST_B1>>>(*k, *s, t_end, centroid);
+	plume_kernel<<<west_grid1(k->np), WEST_B1>>>(*k, *s, t_end, t_cut, centroid);
 	WEST_CUDA_LOG(cudaGetLastError());
 	if (s->steps)
 		WEST_CUDA_LOG(cub::DeviceRadixSort::SortPairsDescending(

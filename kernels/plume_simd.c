@@ -15,8 +15,9 @@
  *
  * How the lanes stay busy: each thread takes particles from a shared
  * counter a few at a time and keeps its lanes full, a lane that ends its
- * particle (at t_end, or out of the domain) taking the next at once, so
- * the lanes of a vector need not take the same number of steps.  A lane
+ * particle (its time at t_end or later, or out of the domain) taking the
+ * next at once, so the lanes of a vector need not take the same number of
+ * steps.  A lane
  * begins and ends its particle with plume_util.h's own scalar code
  * (release or reload, the sampling of its runs, the store); the steps in
  * between are west_plume_step's, a vector of particles at a time.  The
@@ -649,9 +650,9 @@ PV void vsample(const struct west_kplume *k, const struct west_kparticles *ks, s
 	}
 }
 
-/* west_plume_step for the active lanes (act); returns the lanes that left
- * the domain. */
-PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, double t_end,
+/* west_plume_step for the active lanes (act), a step ending at t_cut at
+ * the latest; returns the lanes that left the domain. */
+PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, double t_cut,
 	    struct vlanes *L, vl act)
 {
 	const struct west_kwind *w = &k->wind;
@@ -669,7 +670,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	dt = vmin(dt, w->dy / vfabs(um[1] + up[1]));
 	dt = vmin(dt, k->dzmin / vfabs(um[2] + up[2]));
 	dt = vmax(dt, vsp(WEST_PLUME_DT_MIN));
-	dt = vsel(dt >= t_end - L->t, t_end - L->t, dt);
+	dt = vsel(dt >= t_cut - L->t, t_cut - L->t, dt);
 	vsample(k, ks, L, act, zagl, dt);
 	vd zm = vfabs(zagl + 0.5 * (um[2] + up[2]) * dt);
 	zm = vsel(below & (zm > L->c.hmix), vmax(2.0 * L->c.hmix - zm, vsp(0.0)), zm);
@@ -683,7 +684,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 
 	vd x = L->x + (um[0] + up[0]) * dt, y = L->y + (um[1] + up[1]) * dt;
 	vd z = L->z + (um[2] + up[2]) * dt;
-	vd t = vsel(dt == t_end - L->t, vsp(t_end), L->t + dt);
+	vd t = vsel(dt == t_cut - L->t, vsp(t_cut), L->t + dt);
 	struct vcol c;
 	vwhere_at(k, x, y, &L->c, &L->bc, &c);
 
@@ -776,10 +777,12 @@ PV long vnext(struct vqueue *q, long *p, long *end)
 	return (*p)++;
 }
 
-/* Lane l takes the next particle to step, ending those with no step to
- * take; when none is left it parks (L->park, p -1). */
+/* Lane l takes the next particle to step, passing over those with no
+ * step to take (west_plume_particle's start: a particle in the domain at
+ * t_end or later only adds its place to sums, with centroid); when none
+ * is left it parks (L->park, p -1). */
 PV void vfill(const struct west_kplume *k, const struct west_kparticles *ks, double t_end,
-	      struct vlanes *L, int l, struct vqueue *qu, long *p, long *end,
+	      int centroid, struct vlanes *L, int l, struct vqueue *qu, long *p, long *end,
 	      unsigned long long sums[4])
 {
 	long q;
@@ -787,6 +790,7 @@ PV void vfill(const struct west_kplume *k, const struct west_kparticles *ks, dou
 	while ((q = vnext(qu, p, end)) >= 0) {
 		struct west_pstate s;
 		struct west_ppos pos;
+		double at[3];
 
 		s.state = ks->state[q];
 		if (s.state == 2)
@@ -796,22 +800,27 @@ PV void vfill(const struct west_kplume *k, const struct west_kparticles *ks, dou
 				continue;
 			west_plume_release(k, (size_t)q, &s, &pos);
 		} else {
+			s.t = ks->t[q];
+			if (s.t >= t_end) {
+				if (centroid) {
+					west_plume_at(k, ks, (size_t)q, at);
+					west_plume_centroid(sums, at);
+				}
+				continue;
+			}
 			s.x = ks->x[q], s.y = ks->y[q], s.z = ks->z[q];
 			s.u[0] = ks->up[q], s.u[1] = ks->vp[q], s.u[2] = ks->wp[q];
-			s.t = ks->t[q];
 			s.n = ks->n[q];
 		}
 		vput(k, L, l, q, &s);
-		if (s.t < t_end)
-			return;
-		vend(ks, L, l, 1, sums);
+		return;
 	}
 	vput(k, L, l, -1, &L->park);
 }
 
 __attribute__((target(PTARGET))) static void
 PNAME(lanes)(const struct west_kplume *k, const struct west_kparticles *ks, double t_end,
-	     struct vqueue *qu, unsigned long long sums[4])
+	     double t_cut, int centroid, struct vqueue *qu, unsigned long long sums[4])
 {
 	struct vlanes L;
 	struct west_ppos q0;
@@ -825,36 +834,36 @@ PNAME(lanes)(const struct west_kplume *k, const struct west_kparticles *ks, doub
 	for (int l = 0; l < PW; l++)
 		vput(k, &L, l, -1, &L.park);
 	for (int l = 0; l < PW; l++)
-		vfill(k, ks, t_end, &L, l, qu, &p, &end, sums);
+		vfill(k, ks, t_end, centroid, &L, l, qu, &p, &end, sums);
 	for (;;) {
 		vl act = L.p >= 0;
 		if (!vany(act))
 			break;
-		vl out = vstep(k, ks, t_end, &L, act);
+		vl out = vstep(k, ks, t_cut, &L, act);
 		for (int l = 0; l < PW; l++) {
 			if (!act[l] || (!out[l] && L.t[l] < t_end))
 				continue;
 			vend(ks, &L, l, out[l] ? 2 : 1, sums);
-			vfill(k, ks, t_end, &L, l, qu, &p, &end, sums);
+			vfill(k, ks, t_end, centroid, &L, l, qu, &p, &end, sums);
 		}
 	}
 }
 
 enum west_status PNAME(west_plume_advance)(const struct west_kplume *k,
 					   const struct west_kparticles *s, double t_end,
-					   int centroid)
+					   double t_cut, int centroid)
 {
 	unsigned long long sums[4] = { 0, 0, 0, 0 };
 	struct vqueue q = { k->np, 0 };
 
 #ifndef WEST_SIMD512
 	if (west_pot_simd_bits() >= 512 && POK512())
-		return west_plume_advance_simd512(k, s, t_end, centroid);
+		return west_plume_advance_simd512(k, s, t_end, t_cut, centroid);
 #endif
 	if (!POK() || k->np == 0)
-		return west_plume_advance_cpu(k, s, t_end, centroid);
+		return west_plume_advance_cpu(k, s, t_end, t_cut, centroid);
 	#pragma omp parallel reduction(+ : sums[:4])
-	PNAME(lanes)(k, s, t_end, &q, sums);
+	PNAME(lanes)(k, s, t_end, t_cut, centroid, &q, sums);
 	if (centroid)
 		west_plume_sums_add(s, sums);
 	return WEST_OK;
@@ -865,14 +874,14 @@ enum west_status PNAME(west_plume_advance)(const struct west_kplume *k,
 #ifdef WEST_SIMD512
 enum west_status west_plume_advance_simd512(const struct west_kplume *k,
 					    const struct west_kparticles *s, double t_end,
-					    int centroid)
+					    double t_cut, int centroid)
 #else
 enum west_status west_plume_advance_simd(const struct west_kplume *k,
 					 const struct west_kparticles *s, double t_end,
-					 int centroid)
+					 double t_cut, int centroid)
 #endif
 {
-	return west_plume_advance_cpu(k, s, t_end, centroid);
+	return west_plume_advance_cpu(k, s, t_end, t_cut, centroid);
 }
 
 #endif

@@ -444,8 +444,9 @@ WEST_HD void west_plume_sample(const struct west_kparticles *s, struct west_prun
 }
 
 /*
- * One step of particle s (released, in the domain, s->t < t_end) at q;
- * returns 0 when it left the domain (q is then stale).  The turbulence is
+ * One step of particle s (released, in the domain, s->t < t_cut) at q,
+ * ending at t_cut at the latest; returns 0 when it left the domain (q is
+ * then stale).  The turbulence is
  * taken at the step's start, but the Lagrangian time scales at the
  * height it is predicted to reach half way (mirrored at the ground and
  * the mixing height): where T_L grows with height, as it does near the
@@ -454,7 +455,7 @@ WEST_HD void west_plume_sample(const struct west_kparticles *s, struct west_prun
  * particles at the ground (docs/model.md gives the measurement).
  */
 WEST_HD int west_plume_step(const struct west_kplume *k, const struct west_kparticles *ks,
-			    size_t p, double t_end, struct west_pstate *s, struct west_ppos *q,
+			    size_t p, double t_cut, struct west_pstate *s, struct west_ppos *q,
 			    struct west_prun *run)
 {
 	const struct west_kturb *c = &k->turb[q->col];
@@ -467,8 +468,8 @@ WEST_HD int west_plume_step(const struct west_kplume *k, const struct west_kpart
 	for (int i = 0; i < 3; i++)
 		up[i] = sqrt(pr.s2[i]) * s->u[i];
 	dt = west_plume_dt(k, &pr, um, up);
-	if (dt >= t_end - s->t)
-		dt = t_end - s->t;
+	if (dt >= t_cut - s->t)
+		dt = t_cut - s->t;
 	west_plume_sample(ks, run, zagl < k->layer, q->col, s->t, dt);
 	zm = fabs(zagl + 0.5 * (um[2] + up[2]) * dt);
 	if (below_lid && zm > q->hmix)
@@ -481,19 +482,34 @@ WEST_HD int west_plume_step(const struct west_kplume *k, const struct west_kpart
 	s->x += (um[0] + up[0]) * dt;
 	s->y += (um[1] + up[1]) * dt;
 	s->z += (um[2] + up[2]) * dt;
-	s->t = dt == t_end - s->t ? t_end : s->t + dt;
+	s->t = dt == t_cut - s->t ? t_cut : s->t + dt;
 	west_plume_where(k, s->x, s->y, q);
 	return west_plume_bounds(k, s, q, below_lid);
 }
 
+/* The place of particle p, in the domain: x, y and its height above the
+ * ground in at[3] (for the centroid's sums). */
+WEST_HD void west_plume_at(const struct west_kplume *k, const struct west_kparticles *ks,
+			   size_t p, double at[3])
+{
+	struct west_ppos q;
+
+	west_plume_where(k, ks->x[p], ks->y[p], &q);
+	at[0] = ks->x[p], at[1] = ks->y[p], at[2] = ks->z[p] - q.ground;
+}
+
 /*
- * Particle p advanced to t_end (kernels.h, plume_advance): released when
- * its time comes, stepped until t_end or until it leaves.  Returns 1 when
- * it is in the domain at t_end, with its x, y and height above ground in
- * at[3] (for the centroid), else 0.
+ * Particle p over one launch (kernels.h, plume_advance): released when
+ * its time comes, stepped while its time is before t_end, no step going
+ * past t_cut (>= t_end, the next path point), until it leaves.  A
+ * particle whose time has reached t_end is neither read nor written
+ * beyond its state and time.  Returns 1 when `centroid` asks for the
+ * places (then t_cut == t_end, and every particle in the domain is at
+ * t_end) and the particle is in the domain, with its place in at[3]
+ * (west_plume_at); else 0.
  */
 WEST_HD int west_plume_particle(const struct west_kplume *k, const struct west_kparticles *ks,
-				size_t p, double t_end, double at[3])
+				size_t p, double t_end, double t_cut, int centroid, double at[3])
 {
 	struct west_pstate s;
 	struct west_ppos q;
@@ -507,14 +523,19 @@ WEST_HD int west_plume_particle(const struct west_kplume *k, const struct west_k
 			return 0;
 		west_plume_release(k, p, &s, &q);
 	} else {
+		s.t = ks->t[p];
+		if (s.t >= t_end) {
+			if (centroid)
+				west_plume_at(k, ks, p, at);
+			return centroid;
+		}
 		s.x = ks->x[p], s.y = ks->y[p], s.z = ks->z[p];
 		s.u[0] = ks->up[p], s.u[1] = ks->vp[p], s.u[2] = ks->wp[p];
-		s.t = ks->t[p];
 		s.n = ks->n[p];
 		west_plume_where(k, s.x, s.y, &q);
 	}
 	while (s.t < t_end) {
-		if (!west_plume_step(k, ks, p, t_end, &s, &q, &run)) {
+		if (!west_plume_step(k, ks, p, t_cut, &s, &q, &run)) {
 			s.state = 2;
 			break;
 		}
@@ -525,7 +546,7 @@ WEST_HD int west_plume_particle(const struct west_kplume *k, const struct west_k
 	ks->t[p] = s.t;
 	ks->n[p] = s.n;
 	ks->state[p] = s.state;
-	if (s.state != 1)
+	if (s.state != 1 || !centroid)
 		return 0;
 	at[0] = s.x, at[1] = s.y, at[2] = s.z - q.ground;
 	return 1;

@@ -159,6 +159,10 @@ static enum west_status check_opts(const struct west_plume_opts *o, char *err, s
 		return west_fail(err, errlen, WEST_ERR_INVALID,
 				 "mixing_height %g m must be at least %g m (or NaN: by class)",
 				 o->mixing_height, WEST_PLUME_HMIN);
+	if (!(o->chunk_work == 0 || (isfinite(o->chunk_work) && o->chunk_work >= 1)))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "chunk_work %g particle-seconds must be at least 1 (or 0: %g)",
+				 o->chunk_work, WEST_PLUME_CHUNK_WORK);
 	if (o->t_l == 0)
 		return WEST_OK;
 	if (!isfinite(o->t_l) || o->t_l < 0)
@@ -444,17 +448,19 @@ static void add_point(struct west_plume_result *out, const struct west_grid *g, 
 		.z_agl = (double)sm[2] / s, .n = (long)sm[3] };
 }
 
-/* One chunk to t_end, and with `centroid` the path point there. */
+/* One chunk to t_end, no step past the path point t_cut; at the path
+ * point (t_end == t_cut) its centroid. */
 static enum west_status run_chunk(struct plume_run *rn, struct west_plume_result *out,
-				  double t_end, int centroid, char *err, size_t errlen)
+				  double t_end, double t_cut, char *err, size_t errlen)
 {
 	const struct west_kernel_ops *k = rn->mem.k;
 	unsigned long long sm[4];
 	enum west_status st = WEST_OK;
+	int centroid = t_end == t_cut;
 
 	if (centroid)
 		st = k->fill(rn->ps.sums, 0, sizeof sm, err, errlen);
-	if (!st && (st = k->plume_advance(&rn->kp, &rn->ps, t_end, centroid)))
+	if (!st && (st = k->plume_advance(&rn->kp, &rn->ps, t_end, t_cut, centroid)))
 		return west_fail(err, errlen, st, "plume: the %s kernel failed (its log says why)",
 				 k->backend);
 	rn->ps.ordered = rn->ps.order != NULL;   /* the launch left its order */
@@ -466,14 +472,15 @@ static enum west_status run_chunk(struct plume_run *rn, struct west_plume_result
 	return st;
 }
 
-/* Every path interval in chunks (plume.h), progress after each. */
+/* Every path interval in chunks of chunk_work particle-seconds (plume.h),
+ * progress after each. */
 static enum west_status run_chunks(struct plume_run *rn, struct west_plume_result *out,
-				   west_plume_progress_fn progress, void *ctx,
+				   double chunk_work, west_plume_progress_fn progress, void *ctx,
 				   char *err, size_t errlen)
 {
 	double secs = rn->r->seconds, path = WEST_PLUME_PATH_SECONDS;
 	double work = (double)rn->kp.np * path;
-	long nsub = (long)ceil(work / WEST_PLUME_CHUNK_WORK);
+	long nsub = (long)ceil(work / chunk_work);
 	enum west_status st = WEST_OK;
 
 	if (nsub < 1)
@@ -482,7 +489,7 @@ static enum west_status run_chunks(struct plume_run *rn, struct west_plume_resul
 		double ta = (double)m * path, tb = fmin((double)(m + 1) * path, secs);
 		for (long s = 1; !st && s <= nsub; s++) {
 			double te = s == nsub ? tb : ta + (tb - ta) * (double)s / (double)nsub;
-			st = run_chunk(rn, out, te, s == nsub, err, errlen);
+			st = run_chunk(rn, out, te, tb, err, errlen);
 			if (!st && progress && progress(ctx, te))
 				st = west_fail(err, errlen, WEST_ERR_INVALID, "cancelled");
 		}
@@ -597,7 +604,8 @@ static enum west_status run(struct plume_run *rn, const struct west_field *f,
 	kernel_scalars(rn, f, o);
 	st = alloc_particles(rn, err, errlen);
 	if (!st)
-		st = run_chunks(rn, out, progress, ctx, err, errlen);
+		st = run_chunks(rn, out, o->chunk_work > 0 ? o->chunk_work : WEST_PLUME_CHUNK_WORK,
+				progress, ctx, err, errlen);
 	if (!st)
 		st = fetch_columns(rn, out, err, errlen);
 	if (!st)

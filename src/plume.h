@@ -132,13 +132,15 @@ void west_plume_result_free(struct west_plume_result *out);
 
 /* The centroid's path has a point every WEST_PLUME_PATH_SECONDS of
  * simulated time (and at the end); each of those intervals is run in
- * chunks (kernel launches, `progress` called after each) of at most
+ * chunks (kernel launches, `progress` called after each) of about
  * WEST_PLUME_CHUNK_WORK particle-seconds, so one launch is a bounded
  * amount of work between which a solve may have the GPU (westd's runner
  * waits for the solves there: releases.h).  On the H100, 4e6
  * particle-seconds took 6.4 ms a launch with 1e6 particles (westd-latency
- * --releases, docs/benchmarks.md); 1e6 keeps a launch near 1.6 ms.  The chunks depend on the
- * particle count only, so every backend cuts the same steps. */
+ * --releases, docs/benchmarks.md); 1e6 keeps a launch near 1.6 ms.  A
+ * particle's step is cut at the path points only (a chunk's end lets it
+ * finish the step it is in: kernels.h, plume_advance), so the particles
+ * do not depend on the chunks. */
 #define WEST_PLUME_PATH_SECONDS 60.0
 #define WEST_PLUME_CHUNK_WORK 1e6
 
@@ -163,6 +165,10 @@ struct west_plume_opts {
 	 * x, y (the CRS, m), height above the ground (m) and state (0 not
 	 * released, 1 in the domain, 2 left it) */
 	double *positions;
+	/* particle-seconds a kernel launch (at least 1; 0:
+	 * WEST_PLUME_CHUNK_WORK): how finely the run is cut for the GPU's
+	 * other work; the particles do not depend on it */
+	double chunk_work;
 	/* when not NULL, particles unsigned: the order the GPU takes the
 	 * particles in after the last launch (kernels.h, struct
 	 * west_kparticles); left alone where there is none (the CPU) */

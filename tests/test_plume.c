@@ -765,6 +765,68 @@ Test(plume, deterministic)
 	free(p2);
 }
 
+/*
+ * A step is cut at the path points only (kernels.h, plume_advance), so how
+ * a path interval is split into launches changes nothing: one launch an
+ * interval, 7 uneven ones (an interval's 240 000 particle-seconds in
+ * chunks of 34 286) and 24 (chunks of 1e4, 2.5 s of the 4000
+ * particles' time, shorter than many of the steps aloft) give the same
+ * positions, states, conc, arrival and path bit for bit, in unstable and
+ * stable air, on the reference and on the CPU backend's vectors.  Cutting
+ * the steps at every launch's end (as until 2026-12-03) fails here.
+ */
+static void expect_chunks_change_nothing(const struct west_kernel_ops *k, int cls)
+{
+	const double works[3] = { 1e9, 240000.0 / 7.0, 1e4 };
+	const long n = 4000;
+	struct west_release r;
+	struct west_plume_result b;
+	struct west_plume_opts o;
+	double *p1 = malloc(4 * (size_t)n * sizeof *p1), *p2 = malloc(4 * (size_t)n * sizeof *p2);
+
+	cr_assert(p1 && p2);
+	hill(cls);
+	r = release_at(600.0, 700.0, 15.0, 120.0, 420.0, n);
+	west_plume_opts_init(&o);
+	for (int w = 0; w < 3; w++) {
+		o.chunk_work = works[w];
+		o.positions = w ? p2 : p1;
+		run_on(k, &r, &o, w ? &b : &res);
+		if (!w)
+			continue;
+		cr_expect(same_result(&res, &b), "%s, class %c, chunks of %g: another result",
+			  k->backend, "ABCDEF"[cls], works[w]);
+		cr_expect(!memcmp(p1, p2, 4 * (size_t)n * sizeof *p1),
+			  "%s, class %c, chunks of %g: other positions", k->backend, "ABCDEF"[cls],
+			  works[w]);
+		west_plume_result_free(&b);
+	}
+	o.chunk_work = 0.5;
+	cr_expect_eq(west_plume_run_opts(&g, &f, &r, &o, k, NULL, NULL, &b, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "chunk_work") != NULL, "%s", err);
+	free(p1);
+	free(p2);
+	teardown();
+}
+
+Test(plume, chunks_change_nothing)
+{
+	expect_chunks_change_nothing(&west_kernels_cpu_ref, WEST_STAB_B);
+	expect_chunks_change_nothing(&west_kernels_cpu_ref, WEST_STAB_F);
+	expect_chunks_change_nothing(&west_kernels_cpu, WEST_STAB_F);
+}
+
+/* The same on the GPU (its particles in the order of their steps). */
+Test(plume, cuda_chunks_change_nothing)
+{
+	gpu_skip_unless_usable();
+#ifdef WEST_HAVE_CUDA
+	expect_chunks_change_nothing(&west_kernels_cuda, WEST_STAB_B);
+	expect_chunks_change_nothing(&west_kernels_cuda, WEST_STAB_F);
+#endif
+}
+
 /* ---- other kernels against the reference ---------------------------------------------- */
 
 /* The release run twice (hill(cls), n particles, 600 s): on a into res

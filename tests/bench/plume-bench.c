@@ -8,13 +8,15 @@
  *
  * Usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R]
  *                    [--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index]
+ *                    [--chunk-work W]
  * cpu: the CPU backend's kernel (kernels/plume_simd.c: AVX-512 where the
  * processor has it); cpu-avx2: the same at AVX2's width; cpu-ref: the
  * plain reference (kernels/plume.c); cuda-index: the GPU with the
  * particles in index order (the order the kernel takes them in before
  * issue 18's sort; kernels.h, struct west_kparticles).  Defaults: 100000
  * particles, every class, 1 rep, cpu and, where the GPU answers, cuda and
- * cuda-index.  Exit status 1 on a
+ * cuda-index; --chunk-work, the particle-seconds a launch (west_plume_opts;
+ * default WEST_PLUME_CHUNK_WORK).  Exit status 1 on a
  * failed run or an unusable backend asked for, 2 on a bad option.  Built
  * with `make tests/bench/plume-bench`.
  */
@@ -36,7 +38,7 @@ static const char *const names[B_N] = { "cpu", "cpu-avx2", "cpu-ref", "cuda", "c
 static void usage(void)
 {
 	fprintf(stderr, "usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R] "
-			"[--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index]\n");
+			"[--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index] [--chunk-work W]\n");
 	exit(2);
 }
 
@@ -69,7 +71,9 @@ int main(int argc, char **argv)
 	char why[WEST_ERRLEN], err[WEST_ERRLEN];
 	struct west_kernel_ops index_order;
 	struct west_grid g;
+	struct west_plume_opts o;
 
+	west_plume_opts_init(&o);
 	for (int a = 1; a < argc; a++) {
 		if (a + 1 >= argc)
 			usage();
@@ -77,6 +81,8 @@ int main(int argc, char **argv)
 			n = atol(argv[++a]);
 		else if (!strcmp(argv[a], "--reps"))
 			reps = atol(argv[++a]);
+		else if (!strcmp(argv[a], "--chunk-work"))
+			o.chunk_work = atof(argv[++a]);
 		else if (!strcmp(argv[a], "--classes"))
 			classes = argv[++a];
 		else if (!strcmp(argv[a], "--backends")) {
@@ -104,8 +110,9 @@ int main(int argc, char **argv)
 	if (flat_grid(&g, err, sizeof err))
 		die("grid", err);
 
-	printf("plume-bench: %ld particles over an hour, flat %d x %d x %zu cells, median of %ld\n\n",
-	       n, NX, NY, g.nz, reps);
+	printf("plume-bench: %ld particles over an hour, flat %d x %d x %zu cells, median of %ld, "
+	       "launches of %g particle-seconds\n\n",
+	       n, NX, NY, g.nz, reps, o.chunk_work > 0 ? o.chunk_work : WEST_PLUME_CHUNK_WORK);
 	printf("| class (wind) |");
 	for (int b = 0; b < B_N; b++)
 		if (on[b])
@@ -137,8 +144,8 @@ int main(int argc, char **argv)
 			for (long k = 0; on[b] && k < reps; k++) {
 				struct west_plume_result res;
 				double t0 = now_s();
-				if (west_plume_run(&g, &f, &r, ops_of(b, &index_order), NULL, NULL, &res,
-						   err, sizeof err))
+				if (west_plume_run_opts(&g, &f, &r, &o, ops_of(b, &index_order), NULL,
+							NULL, &res, err, sizeof err))
 					die(names[b], err);
 				t[k] = now_s() - t0;
 				west_plume_result_free(&res);
