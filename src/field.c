@@ -139,17 +139,17 @@ static void centre_row(size_t nx, const float *a, const float *t, size_t face, s
 }
 
 void west_field_centres(const struct west_field *f, const struct west_grid *g, int comp,
-			float fill, float *out)
+			size_t r0, size_t r1, float fill, float *out)
 {
-	const size_t nx = g->nx, ny = g->ny, nz = g->nz;
+	const size_t nx = g->nx, ny = g->ny;
 	const float *a = comp == 0 ? f->u : comp == 1 ? f->v : f->w;
 	const float *t = comp == 0 ? g->tx : comp == 1 ? g->ty : g->tz;
 	const size_t step = comp == 0 ? 1 : comp == 1 ? nx : nx * ny;
 
-	for (size_t r = 0; r < ny * nz; r++) {   /* r: row j of level k */
+	for (size_t r = r0; r < r1; r++) {   /* r: row j of level k */
 		size_t j = r % ny, k = r / ny, c = r * nx;
 		size_t face = comp == 0 ? (nx + 1) * r : comp == 1 ? nx * (j + (ny + 1) * k) : c;
-		centre_row(nx, a, t, face, step, g->land + c, fill, out + c);
+		centre_row(nx, a, t, face, step, g->land + c, fill, out + (r - r0) * nx);
 	}
 }
 

@@ -130,14 +130,16 @@ int west_field_centre(const struct west_field *f, const struct west_grid *g,
 		      size_t i, size_t j, size_t k, float out[3]);
 
 /*
- * One component (0 u, 1 v, 2 w) at every cell centre into out[nx*ny*nz]
- * (the cell layout of grid.h), `fill` in land cells: the values of
- * west_field_centre bit for bit, a row at a time.  No OpenMP: the
- * snapshot writer calls it beside the worker's threads, and in processes
- * forked after OpenMP started (libgomp hangs there).
+ * One component (0 u, 1 v, 2 w) at the cell centres of rows r0 to r1 - 1
+ * (row r: row j = r % ny of level k = r / ny; all: 0 to ny * nz) into
+ * out[nx*(r1-r0)] (the cell layout of grid.h, from row r0), `fill` in
+ * land cells: the values of west_field_centre bit for bit, a row at a
+ * time.  No OpenMP: the snapshot writer calls it beside the worker's
+ * threads, and in processes forked after OpenMP started (libgomp hangs
+ * there).
  */
 void west_field_centres(const struct west_field *f, const struct west_grid *g, int comp,
-			float fill, float *out);
+			size_t r0, size_t r1, float fill, float *out);
 
 /* The report as a JSON object (jansson; a new reference), for the
  * command's --json, the API and the snapshot reader's users. */

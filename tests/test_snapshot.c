@@ -459,7 +459,9 @@ Test(snapshot, bitround_option_stays_within_its_bound)
 	free(h);
 }
 
-/* west_field_centres is west_field_centre bit for bit, fill in land. */
+/* west_field_centres is west_field_centre bit for bit, fill in land,
+ * for a whole component and in blocks of rows (two levels and 5 rows,
+ * then the rest). */
 Test(snapshot, centres_of_a_whole_component_match_the_cell_function)
 {
 	float *out, c[3];
@@ -468,13 +470,22 @@ Test(snapshot, centres_of_a_whole_component_match_the_cell_function)
 	make_field("hill.nc", 1);
 	out = malloc(west_grid_ncells(&g) * sizeof *out);
 	cr_assert_not_null(out);
-	for (int comp = 0; comp < 3; comp++) {
-		west_field_centres(&f, &g, comp, -1.5f, out);
+	cr_assert_gt(g.nz, 3);
+	for (int comp = 0; comp < 6; comp++) {
+		memset(out, 0xff, west_grid_ncells(&g) * sizeof *out);   /* NaN: unwritten */
+		if (comp < 3) {
+			west_field_centres(&f, &g, comp, 0, g.ny * g.nz, -1.5f, out);
+		} else {
+			size_t r = 2 * g.ny + 5;
+			west_field_centres(&f, &g, comp - 3, 0, r, -1.5f, out);
+			west_field_centres(&f, &g, comp - 3, r, g.ny * g.nz, -1.5f, out + r * g.nx);
+		}
 		n = 0;
 		for (size_t k = 0; k < g.nz; k++)
 			for (size_t j = 0; j < g.ny; j++)
 				for (size_t i = 0; i < g.nx; i++, n++) {
-					float want = west_field_centre(&f, &g, i, j, k, c) ? c[comp] : -1.5f;
+					float want = west_field_centre(&f, &g, i, j, k, c) ? c[comp % 3]
+											   : -1.5f;
 					cr_assert_eq(memcmp(&out[n], &want, sizeof want), 0,
 						     "component %d at %zu,%zu,%zu: %.9g, not %.9g", comp,
 						     i, j, k, out[n], want);
