@@ -6,8 +6,8 @@
  * options of west_snapshot_write_opts: the old storage, BitRound within
  * its bound), lat and lon kept between writes of one grid, the winds at
  * cell centres, the atomic write (a write cut short by RLIMIT_FSIZE leaves
- * the old file and no temp; a missing directory leaves nothing), and the
- * reader's refusals.
+ * the old file and no temp; a missing directory leaves nothing; a file
+ * written in several pieces), and the reader's refusals.
  *
  * The grid is data/hill.nc (32 x 32 columns of 50 m, transverse_mercator
  * with crs_wkt) with 8 levels of 25 m; data/hill.asc (no .prj) for a grid
@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <netcdf.h>
@@ -30,6 +31,7 @@
 #include "proj.h"
 
 #include "config.h"
+#include "fileio.h"
 #include "snapshot.h"
 
 #define NZ 8
@@ -652,6 +654,54 @@ Test(snapshot, interrupted_write_keeps_old_file)
 	cr_assert_eq(snap.report.iterations, 111, "the old snapshot was changed");
 	dir_entries(names, sizeof names);
 	cr_assert_str_eq(names, "snap.nc", "left behind: %s", names);
+}
+
+/*
+ * west_file_replace (fileio.h) writes a file in pieces of 8 MB, starting
+ * each piece's writeback before the next: a file of two pieces and a
+ * part comes back byte for byte with mode 0644 and no temp left; a write
+ * stopped by the file size limit after the first piece keeps the old
+ * file and leaves no temp.
+ */
+Test(snapshot, file_replace_in_pieces)
+{
+	const size_t len = (16u << 20) + 12345;
+	unsigned char *buf = malloc(len), *back = malloc(len);
+	struct rlimit old, small;
+	struct stat sb;
+	char names[256];
+	FILE *fp;
+
+	cr_assert(buf && back);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i * 2654435761u >> 13);
+	cr_assert_eq(west_file_replace(path, buf, len, 0644, err, sizeof err), WEST_OK, "%s", err);
+	fp = fopen(path, "rb");
+	cr_assert_not_null(fp);
+	cr_assert_eq(fread(back, 1, len, fp), len);
+	cr_assert_eq(fgetc(fp), EOF, "the file is longer than what was written");
+	fclose(fp);
+	cr_assert_eq(memcmp(buf, back, len), 0, "the file is not what was written");
+	cr_assert_eq(stat(path, &sb), 0);
+	cr_assert_eq(sb.st_mode & 0777, 0644);
+	cr_assert_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = old;
+	small.rlim_cur = 9u << 20;   /* the second piece fails */
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &small), 0, "%s", strerror(errno));
+	buf[0] ^= 1;
+	cr_expect_eq(west_file_replace(path, buf, len, 0644, err, sizeof err), WEST_ERR_IO);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &old), 0, "%s", strerror(errno));
+	cr_expect_not_null(strstr(err, "write to"), "%s", err);
+	fp = fopen(path, "rb");
+	cr_assert_not_null(fp);
+	cr_assert_eq(fread(back, 1, len, fp), len);
+	fclose(fp);
+	cr_expect_eq(back[0], (unsigned char)(buf[0] ^ 1), "the old file was changed");
+	dir_entries(names, sizeof names);
+	cr_expect_str_eq(names, "snap.nc", "left behind: %s", names);
+	free(buf);
+	free(back);
 }
 
 Test(snapshot, missing_directory_fails_and_leaves_nothing)
