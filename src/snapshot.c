@@ -504,6 +504,14 @@ static void def_winds(struct snap_writer *w)
 	for (int c = 0; c < 3; c++) {
 		int var = def_big(w, wind_vars[c][0], NC_FLOAT, 4, dims, use);
 		w->var_wind[c] = var;
+		/* Contiguous: written a block at a time (put_winds), so HDF5
+		 * must not fill the whole variable with _FillValue when the
+		 * first block comes (a write of the whole variable, as the
+		 * chunked layouts' is, skips that fill); the attribute after
+		 * this, or NetCDF leaves it out. */
+		if (w->st == WEST_OK && w->o->layout == WEST_SNAPSHOT_CONTIGUOUS)
+			nc_check(w, nc_def_var_fill(w->ncid, var, NC_NOFILL, NULL),
+				 "nc_def_var_fill", wind_vars[c][0]);
 		if (w->st == WEST_OK)
 			att_check(w, var, "_FillValue",
 				  nc_put_att_float(w->ncid, var, "_FillValue", NC_FLOAT, 1, &fill));
