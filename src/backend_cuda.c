@@ -61,6 +61,7 @@
 
 #include "cuda_check.h"
 #include "kernels.h"
+#include "plume.h"
 #include "ranks.h"
 #include "ranks_nccl.h"
 
@@ -461,6 +462,7 @@ const struct west_kernel_ops west_kernels_cuda = {
 	.mg_coarse = west_mg_coarse_cuda,
 	.plume_advance = west_plume_advance_cuda,
 	.plume_order_bytes = west_plume_order_bytes_cuda,
+	.plume_launch_seconds = WEST_PLUME_LAUNCH_GPU,
 	.sync = cuda_sync,
 	.graph_begin = cuda_graph_begin,
 	.graph_end = cuda_graph_end,

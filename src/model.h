@@ -128,6 +128,9 @@ struct west_kernel_ops {
 	 * struct west_kparticles), which the driver allocates when it is set */
 	__typeof__(west_plume_advance_cpu) *plume_advance;
 	size_t (*plume_order_bytes)(size_t np);
+	/* the wall seconds a release's launch aims at (plume.h), 0: launches
+	 * of a fixed simulated time */
+	double plume_launch_seconds;
 	/* Wait for the queued kernels, so that step times are true (NULL
 	 * where kernels finish before they return: the CPU). */
 	enum west_status (*sync)(void);

@@ -161,8 +161,12 @@ static enum west_status check_opts(const struct west_plume_opts *o, char *err, s
 				 o->mixing_height, WEST_PLUME_HMIN);
 	if (!(o->chunk_work == 0 || (isfinite(o->chunk_work) && o->chunk_work >= 1)))
 		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "chunk_work %g particle-seconds must be at least 1 (or 0: %g)",
-				 o->chunk_work, WEST_PLUME_CHUNK_WORK);
+				 "chunk_work %g particle-seconds must be at least 1 (or 0: the "
+				 "backend's rule)", o->chunk_work);
+	if (!(o->launch_seconds == 0 || (isfinite(o->launch_seconds) && o->launch_seconds > 0)))
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "launch_seconds %g must be greater than 0 (or 0: the backend's)",
+				 o->launch_seconds);
 	if (o->t_l == 0)
 		return WEST_OK;
 	if (!isfinite(o->t_l) || o->t_l < 0)
@@ -472,26 +476,78 @@ static enum west_status run_chunk(struct plume_run *rn, struct west_plume_result
 	return st;
 }
 
-/* Every path interval in chunks of chunk_work particle-seconds (plume.h),
- * progress after each. */
+/* How the path intervals are cut into launches (plume.h). */
+struct pace {
+	double target;   /* wall seconds a launch aims at; 0: nsub even launches */
+	long nsub;       /* launches a path interval, without target */
+	double span;     /* with target: the next launch's simulated seconds */
+};
+
+#define PACE_MIN_SPAN 1e-3   /* s: the shortest launch the pace asks for */
+#define PACE_GROW 1.25       /* the most a span grows from one launch to the next */
+
+static void pace_init(struct pace *pc, const struct plume_run *rn,
+		      const struct west_plume_opts *o)
+{
+	double work = o->chunk_work > 0 ? o->chunk_work : WEST_PLUME_CHUNK_WORK;
+	double np = (double)rn->kp.np;
+
+	pc->target = o->chunk_work > 0 ? 0.0 : o->launch_seconds > 0 ? o->launch_seconds
+					 : rn->mem.k->plume_launch_seconds;
+	pc->nsub = (long)ceil(np * WEST_PLUME_PATH_SECONDS / work);
+	pc->nsub = pc->nsub < 1 ? 1 : pc->nsub;
+	pc->span = fmax(fmin(work / np, WEST_PLUME_PATH_SECONDS), PACE_MIN_SPAN);
+}
+
+/* The end of launch s (from 1) of the interval [ta, tb] that starts at t:
+ * even, or the pace's span (the interval's rest when that is within a
+ * quarter span of it). */
+static double pace_end(const struct pace *pc, double ta, double tb, double t, long s)
+{
+	if (pc->target <= 0)
+		return s >= pc->nsub ? tb : ta + (tb - ta) * (double)s / (double)pc->nsub;
+	return t + 1.25 * pc->span >= tb ? tb : t + pc->span;
+}
+
+/* After a launch of `simulated` seconds that took `wall` (one cut short
+ * to half its span or less by a path point says too little): the next
+ * span from its pace, at most 1.25 and at least a quarter of the span,
+ * and never more than a path interval (so that the pace keeps being
+ * measured). */
+static void pace_update(struct pace *pc, double simulated, double wall)
+{
+	double want;
+
+	if (pc->target <= 0 || simulated < 0.5 * pc->span || !(wall > 0))
+		return;
+	want = simulated * pc->target / wall;
+	want = fmax(fmin(want, PACE_GROW * pc->span), 0.25 * pc->span);
+	pc->span = fmax(fmin(want, WEST_PLUME_PATH_SECONDS), PACE_MIN_SPAN);
+}
+
+/* Every path interval in launches (struct pace), progress after each. */
 static enum west_status run_chunks(struct plume_run *rn, struct west_plume_result *out,
-				   double chunk_work, west_plume_progress_fn progress, void *ctx,
+				   const struct west_plume_opts *o,
+				   west_plume_progress_fn progress, void *ctx,
 				   char *err, size_t errlen)
 {
 	double secs = rn->r->seconds, path = WEST_PLUME_PATH_SECONDS;
-	double work = (double)rn->kp.np * path;
-	long nsub = (long)ceil(work / chunk_work);
 	enum west_status st = WEST_OK;
+	struct pace pc;
 
-	if (nsub < 1)
-		nsub = 1;
+	pace_init(&pc, rn, o);
 	for (long m = 0; !st && (double)m * path < secs; m++) {
-		double ta = (double)m * path, tb = fmin((double)(m + 1) * path, secs);
-		for (long s = 1; !st && s <= nsub; s++) {
-			double te = s == nsub ? tb : ta + (tb - ta) * (double)s / (double)nsub;
+		double ta = (double)m * path, tb = fmin((double)(m + 1) * path, secs), t = ta;
+		for (long s = 1; !st && t < tb; s++) {
+			double te = pace_end(&pc, ta, tb, t, s), w0 = now_seconds(), w;
 			st = run_chunk(rn, out, te, tb, err, errlen);
+			w = now_seconds() - w0;
+			out->launches++;
+			out->launch_max_seconds = fmax(out->launch_max_seconds, w);
+			pace_update(&pc, te - t, w);
 			if (!st && progress && progress(ctx, te))
 				st = west_fail(err, errlen, WEST_ERR_INVALID, "cancelled");
+			t = te;
 		}
 	}
 	return st;
@@ -604,8 +660,7 @@ static enum west_status run(struct plume_run *rn, const struct west_field *f,
 	kernel_scalars(rn, f, o);
 	st = alloc_particles(rn, err, errlen);
 	if (!st)
-		st = run_chunks(rn, out, o->chunk_work > 0 ? o->chunk_work : WEST_PLUME_CHUNK_WORK,
-				progress, ctx, err, errlen);
+		st = run_chunks(rn, out, o, progress, ctx, err, errlen);
 	if (!st)
 		st = fetch_columns(rn, out, err, errlen);
 	if (!st)

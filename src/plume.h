@@ -86,6 +86,8 @@ struct west_plume_result {
 	long particles;           /* released */
 	long outside;             /* left the domain (sides or top) */
 	double wall_seconds;      /* the run's wall time */
+	long launches;            /* kernel launches (chunks) */
+	double launch_max_seconds;   /* the longest launch's wall time */
 };
 
 /*
@@ -130,19 +132,27 @@ void west_plume_result_free(struct west_plume_result *out);
 #define WEST_PLUME_MAX_PARTICLES 10000000L
 #define WEST_PLUME_MAX_SECONDS 604800.0   /* 7 days */
 
-/* The centroid's path has a point every WEST_PLUME_PATH_SECONDS of
+/*
+ * The centroid's path has a point every WEST_PLUME_PATH_SECONDS of
  * simulated time (and at the end); each of those intervals is run in
- * chunks (kernel launches, `progress` called after each) of about
- * WEST_PLUME_CHUNK_WORK particle-seconds, so one launch is a bounded
- * amount of work between which a solve may have the GPU (westd's runner
- * waits for the solves there: releases.h).  On the H100, 4e6
- * particle-seconds took 6.4 ms a launch with 1e6 particles (westd-latency
- * --releases, docs/benchmarks.md); 1e6 keeps a launch near 1.6 ms.  A
- * particle's step is cut at the path points only (a chunk's end lets it
- * finish the step it is in: kernels.h, plume_advance), so the particles
- * do not depend on the chunks. */
+ * chunks (kernel launches, `progress` called after each), so that a solve
+ * may have the device between them (westd's runner waits for the solves
+ * there: releases.h).  A particle's step is cut at the path points only
+ * (a chunk's end lets it finish the step it is in: kernels.h,
+ * plume_advance), so the particles do not depend on the chunks, and
+ * their length is a matter of scheduling alone.  With a backend's
+ * plume_launch_seconds (model.h; the GPU's WEST_PLUME_LAUNCH_GPU) each
+ * launch aims at that wall time: the first covers WEST_PLUME_CHUNK_WORK
+ * particle-seconds (at most a path interval), and each one sets the next
+ * span from its pace (simulated over wall seconds), growing by a quarter
+ * at most (a launch's work can jump: the pace is the past's) and
+ * shrinking to a quarter at most.  Elsewhere (the CPU) a launch is
+ * WEST_PLUME_CHUNK_WORK particle-seconds, each interval cut evenly.
+ * docs/benchmarks.md, "Release plumes beside the solves", measures both.
+ */
 #define WEST_PLUME_PATH_SECONDS 60.0
 #define WEST_PLUME_CHUNK_WORK 1e6
+#define WEST_PLUME_LAUNCH_GPU 1.5e-3
 
 /*
  * Knobs of a run beyond the release, for tests and validation studies
@@ -165,10 +175,13 @@ struct west_plume_opts {
 	 * x, y (the CRS, m), height above the ground (m) and state (0 not
 	 * released, 1 in the domain, 2 left it) */
 	double *positions;
-	/* particle-seconds a kernel launch (at least 1; 0:
-	 * WEST_PLUME_CHUNK_WORK): how finely the run is cut for the GPU's
-	 * other work; the particles do not depend on it */
+	/* particle-seconds a kernel launch, each path interval cut evenly
+	 * (at least 1; 0: the backend's rule, above): how finely the run is
+	 * cut for the device's other work; the particles do not depend on it */
 	double chunk_work;
+	/* with chunk_work 0, the wall seconds a launch aims at (> 0; 0: the
+	 * backend's plume_launch_seconds) */
+	double launch_seconds;
 	/* when not NULL, particles unsigned: the order the GPU takes the
 	 * particles in after the last launch (kernels.h, struct
 	 * west_kparticles); left alone where there is none (the CPU) */

@@ -769,15 +769,17 @@ Test(plume, deterministic)
  * A step is cut at the path points only (kernels.h, plume_advance), so how
  * a path interval is split into launches changes nothing: one launch an
  * interval, 7 uneven ones (an interval's 240 000 particle-seconds in
- * chunks of 34 286) and 24 (chunks of 1e4, 2.5 s of the 4000
- * particles' time, shorter than many of the steps aloft) give the same
- * positions, states, conc, arrival and path bit for bit, in unstable and
- * stable air, on the reference and on the CPU backend's vectors.  Cutting
- * the steps at every launch's end (as until 2026-12-03) fails here.
+ * chunks of 34 286), 24 (chunks of 1e4, 2.5 s of the 4000 particles'
+ * time, shorter than many of the steps aloft) and launches paced to 50
+ * microseconds each (plume.h: their ends depend on the clock, and there
+ * are more of them than 24 an interval) give the same positions, states,
+ * conc, arrival and path bit for bit, in unstable and stable air, on the
+ * reference and on the CPU backend's vectors.  Cutting the steps at every
+ * launch's end (as until 2026-12-03) fails here.
  */
 static void expect_chunks_change_nothing(const struct west_kernel_ops *k, int cls)
 {
-	const double works[3] = { 1e9, 240000.0 / 7.0, 1e4 };
+	const double works[4] = { 1e9, 240000.0 / 7.0, 1e4, 0 };
 	const long n = 4000;
 	struct west_release r;
 	struct west_plume_result b;
@@ -788,12 +790,16 @@ static void expect_chunks_change_nothing(const struct west_kernel_ops *k, int cl
 	hill(cls);
 	r = release_at(600.0, 700.0, 15.0, 120.0, 420.0, n);
 	west_plume_opts_init(&o);
-	for (int w = 0; w < 3; w++) {
+	for (int w = 0; w < 4; w++) {
 		o.chunk_work = works[w];
+		o.launch_seconds = works[w] > 0 ? 0 : 5e-5;
 		o.positions = w ? p2 : p1;
 		run_on(k, &r, &o, w ? &b : &res);
 		if (!w)
 			continue;
+		if (w == 3)
+			cr_expect_gt(b.launches, 24 * 7, "%s, class %c: %ld paced launches",
+				     k->backend, "ABCDEF"[cls], b.launches);
 		cr_expect(same_result(&res, &b), "%s, class %c, chunks of %g: another result",
 			  k->backend, "ABCDEF"[cls], works[w]);
 		cr_expect(!memcmp(p1, p2, 4 * (size_t)n * sizeof *p1),
@@ -805,6 +811,11 @@ static void expect_chunks_change_nothing(const struct west_kernel_ops *k, int cl
 	cr_expect_eq(west_plume_run_opts(&g, &f, &r, &o, k, NULL, NULL, &b, err, sizeof err),
 		     WEST_ERR_INVALID);
 	cr_expect(strstr(err, "chunk_work") != NULL, "%s", err);
+	o.chunk_work = 0;
+	o.launch_seconds = -1;
+	cr_expect_eq(west_plume_run_opts(&g, &f, &r, &o, k, NULL, NULL, &b, err, sizeof err),
+		     WEST_ERR_INVALID);
+	cr_expect(strstr(err, "launch_seconds") != NULL, "%s", err);
 	free(p1);
 	free(p2);
 	teardown();

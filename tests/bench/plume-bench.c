@@ -8,15 +8,17 @@
  *
  * Usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R]
  *                    [--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index]
- *                    [--chunk-work W]
+ *                    [--chunk-work W | --launch-ms T]
  * cpu: the CPU backend's kernel (kernels/plume_simd.c: AVX-512 where the
  * processor has it); cpu-avx2: the same at AVX2's width; cpu-ref: the
  * plain reference (kernels/plume.c); cuda-index: the GPU with the
  * particles in index order (the order the kernel takes them in before
  * issue 18's sort; kernels.h, struct west_kparticles).  Defaults: 100000
  * particles, every class, 1 rep, cpu and, where the GPU answers, cuda and
- * cuda-index; --chunk-work, the particle-seconds a launch (west_plume_opts;
- * default WEST_PLUME_CHUNK_WORK).  Exit status 1 on a
+ * cuda-index; --chunk-work, launches of W particle-seconds, --launch-ms,
+ * launches paced to T ms (west_plume_opts; default the backend's rule:
+ * plume.h).  Each backend's launches and its longest launch (ms, the
+ * median run's) follow the times.  Exit status 1 on a
  * failed run or an unusable backend asked for, 2 on a bad option.  Built
  * with `make tests/bench/plume-bench`.
  */
@@ -38,7 +40,7 @@ static const char *const names[B_N] = { "cpu", "cpu-avx2", "cpu-ref", "cuda", "c
 static void usage(void)
 {
 	fprintf(stderr, "usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R] "
-			"[--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index] [--chunk-work W]\n");
+			"[--backends cpu,cpu-avx2,cpu-ref,cuda,cuda-index] [--chunk-work W | --launch-ms T]\n");
 	exit(2);
 }
 
@@ -83,6 +85,8 @@ int main(int argc, char **argv)
 			reps = atol(argv[++a]);
 		else if (!strcmp(argv[a], "--chunk-work"))
 			o.chunk_work = atof(argv[++a]);
+		else if (!strcmp(argv[a], "--launch-ms"))
+			o.launch_seconds = 1e-3 * atof(argv[++a]);
 		else if (!strcmp(argv[a], "--classes"))
 			classes = argv[++a];
 		else if (!strcmp(argv[a], "--backends")) {
@@ -111,8 +115,13 @@ int main(int argc, char **argv)
 		die("grid", err);
 
 	printf("plume-bench: %ld particles over an hour, flat %d x %d x %zu cells, median of %ld, "
-	       "launches of %g particle-seconds\n\n",
-	       n, NX, NY, g.nz, reps, o.chunk_work > 0 ? o.chunk_work : WEST_PLUME_CHUNK_WORK);
+	       "launches: ", n, NX, NY, g.nz, reps);
+	if (o.chunk_work > 0)
+		printf("%g particle-seconds\n\n", o.chunk_work);
+	else if (o.launch_seconds > 0)
+		printf("paced to %g ms\n\n", 1e3 * o.launch_seconds);
+	else
+		printf("the backends' rule\n\n");
 	printf("| class (wind) |");
 	for (int b = 0; b < B_N; b++)
 		if (on[b])
@@ -125,20 +134,28 @@ int main(int argc, char **argv)
 		printf(" cpu / cuda |");
 	if (on[B_CUDA] && on[B_CUDA_INDEX])
 		printf(" cuda-index / cuda |");
+	for (int b = 0; b < B_N; b++)
+		if (on[b])
+			printf(" %s launches | %s longest (ms) |", names[b], names[b]);
 	printf("\n| --- |");
 	for (int b = 0; b < B_N + ratios; b++)
 		if (b >= B_N || on[b])
 			printf(" ---: |");
+	for (int b = 0; b < B_N; b++)
+		if (on[b])
+			printf(" ---: | ---: |");
 	printf("\n");
 	for (const char *c = classes; *c; c++) {
 		int cls = *c - 'A';
-		double med[B_N] = { 0 };
+		double med[B_N] = { 0 }, longest[B_N] = { 0 };
+		long launches[B_N] = { 0 };
 		struct west_field f;
 
 		if (flat_field(&g, cls, &f, err, sizeof err))
 			die("field", err);
 		for (int b = 0; b < B_N; b++) {
-			double t[MAX_REPS];
+			double t[MAX_REPS], by[MAX_REPS], lmax[MAX_REPS];
+			long nl[MAX_REPS];
 			struct west_release r = flat_release(&g, n);
 
 			for (long k = 0; on[b] && k < reps; k++) {
@@ -147,12 +164,17 @@ int main(int argc, char **argv)
 				if (west_plume_run_opts(&g, &f, &r, &o, ops_of(b, &index_order), NULL,
 							NULL, &res, err, sizeof err))
 					die(names[b], err);
-				t[k] = now_s() - t0;
+				t[k] = by[k] = now_s() - t0;
+				nl[k] = res.launches;
+				lmax[k] = res.launch_max_seconds;
 				west_plume_result_free(&res);
 			}
 			if (on[b]) {
 				qsort(t, (size_t)reps, sizeof *t, cmp_double);
 				med[b] = t[reps / 2];
+				for (long k = 0; k < reps; k++)
+					if (by[k] == med[b])
+						launches[b] = nl[k], longest[b] = lmax[k];
 			}
 		}
 		printf("| %c (%.0f m/s) |", *c, speeds[cls]);
@@ -165,6 +187,9 @@ int main(int argc, char **argv)
 			printf(" %.1f |", med[B_CPU] / med[B_CUDA]);
 		if (on[B_CUDA] && on[B_CUDA_INDEX])
 			printf(" %.2f |", med[B_CUDA_INDEX] / med[B_CUDA]);
+		for (int b = 0; b < B_N; b++)
+			if (on[b])
+				printf(" %ld | %.2f |", launches[b], 1e3 * longest[b]);
 		printf("\n");
 		fflush(stdout);
 		west_field_free(&f);
