@@ -34,8 +34,9 @@
  * shrinks the deflated file (BitRound to 8 bits: 33 MB) and speeds deflate
  * up a little (1.5 s), far from what leaving it out does, and without
  * deflate it saves nothing; so the winds keep their float bits.
- * Contiguous rather than chunked: one copy into the image per variable,
- * and a profile is nz reads of 4 bytes.  Every other variable with
+ * Contiguous rather than chunked: each block of a level is one run of
+ * bytes in the image (never filled first: NC_NOFILL), and a profile is nz
+ * reads of 4 bytes.  Every other variable with
  * dimensions is deflated (level 1, shuffle), except station_id: NetCDF-4
  * cannot filter variable-length strings.  The scalar crs cannot be chunked
  * or filtered either.  land_mask uses chunks (nz, min(ny,16), min(nx,16)):
