@@ -693,13 +693,26 @@ static int count_calls(void *ctx, double done)
 	return 0;
 }
 
+/* ctx the last time seen; a time that does not rise fails the test. */
+static int count_rising(void *ctx, double done)
+{
+	double *last = ctx;
+
+	cr_expect_gt(done, *last, "progress went from %g to %g s", *last, done);
+	*last = done;
+	return 0;
+}
+
 /* progress sees the simulated time grow; a nonzero answer cancels; with
- * 200,000 particles an interval of 60 s is cut into chunks of at most
- * WEST_PLUME_CHUNK_WORK particle-seconds (here 3). */
+ * launches of WEST_PLUME_CHUNK_WORK particle-seconds (chunk_work) and
+ * 200,000 particles an interval of 60 s is cut into 12 (one progress
+ * each), and with the backend's own rule progress rises at every call,
+ * the last at the end. */
 Test(plume, progress_and_cancel)
 {
 	struct west_release r;
 	struct west_plume_result out;
+	struct west_plume_opts o;
 	double last = 0.0;
 	int calls = 0;
 
@@ -712,9 +725,18 @@ Test(plume, progress_and_cancel)
 	cr_expect_eq(last, 120.0);
 	r.particles = 200000;
 	r.seconds = 60.0;
-	cr_assert_eq(west_plume_run(&g, &f, &r, &west_kernels_cpu, count_calls, &calls, &res, err,
-				    sizeof err), WEST_OK, "%s", err);
+	west_plume_opts_init(&o);
+	o.chunk_work = WEST_PLUME_CHUNK_WORK;
+	cr_assert_eq(west_plume_run_opts(&g, &f, &r, &o, &west_kernels_cpu, count_calls, &calls,
+					 &res, err, sizeof err), WEST_OK, "%s", err);
 	cr_expect_eq(calls, (int)ceil(200000 * 60.0 / WEST_PLUME_CHUNK_WORK));
+	cr_expect_eq(res.launches, calls);
+	west_plume_result_free(&res);
+	calls = 0;
+	last = 0.0;
+	cr_assert_eq(west_plume_run(&g, &f, &r, &west_kernels_cpu, count_rising, &last, &res, err,
+				    sizeof err), WEST_OK, "%s", err);
+	cr_expect_eq(last, 60.0, "the last progress at %g s", last);
 }
 
 /* ---- determinism ---------------------------------------------------------------------- */
