@@ -52,9 +52,9 @@
  * west_field_centres (field.h), a row at a time, 8 cells at a time with
  * AVX2 (0.06 to 0.07 s at R64 on the GPU host, where a cell at a time took
  * 0.12 to 0.13 s and the per-cell west_field_centre 0.27 s here), without
- * OpenMP (the CPU backend's threads are the solver's), a block of about
- * SNAP_BLOCK bytes of a level at a time into one small buffer, each block
- * then copied into the image (put_winds).
+ * OpenMP (the CPU backend's threads are the solver's), rows of one
+ * level, about SNAP_BLOCK bytes, at a time into one small buffer, each
+ * block then copied into the image (put_winds).
  *
  * Atomicity: NetCDF builds the whole file in memory (nc_create_mem,
  * nc_close_memio); only then does west_file_replace (fileio.h) write the
@@ -772,28 +772,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The rows (west_field_centres) of a wind variable computed and written
- * at once: about SNAP_BLOCK bytes within one level when it is contiguous
- * (a level's rows are one run of its bytes), else the whole variable. */
-static size_t block_rows(const struct snap_writer *w)
+/* Levels k to k + nk - 1, rows j to j + nj - 1 of wind component c (a
+ * block with nk > 1 holds whole levels: nj == ny), through buf. */
+static void put_wind_block(struct snap_writer *w, int c, size_t k, size_t nk, size_t j,
+			   size_t nj, float *buf)
 {
-	size_t rows = SNAP_BLOCK / (w->g->nx * sizeof(float));
-
-	if (w->o->layout != WEST_SNAPSHOT_CONTIGUOUS)
-		return w->g->ny * w->g->nz;
-	return rows < 1 ? 1 : rows > w->g->ny ? w->g->ny : rows;
-}
-
-/* Rows r0 to r1 - 1 of wind component c: whole levels, or rows of one. */
-static void put_wind_rows(struct snap_writer *w, int c, size_t r0, size_t r1, float *buf)
-{
-	const size_t ny = w->g->ny;
-	int levels = r0 % ny == 0 && (r1 - r0) % ny == 0;
-	size_t start[4] = { 0, r0 / ny, r0 % ny, 0 };
-	size_t count[4] = { 1, levels ? (r1 - r0) / ny : 1, levels ? ny : r1 - r0, w->g->nx };
+	size_t start[4] = { 0, k, j, 0 }, count[4] = { 1, nk, nj, w->g->nx };
+	size_t r0 = k * w->g->ny + j;   /* west_field_centres' rows */
 	double t0 = now_s(), t1;
 
-	west_field_centres(w->f, w->g, c, r0, r1, SNAP_FILL, buf);
+	west_field_centres(w->f, w->g, c, r0, r0 + nk * nj, SNAP_FILL, buf);
 	t1 = now_s();
 	nc_check(w, nc_put_vara_float(w->ncid, w->var_wind[c], start, count, buf),
 		 "nc_put_vara", wind_vars[c][0]);
@@ -802,22 +790,28 @@ static void put_wind_rows(struct snap_writer *w, int c, size_t r0, size_t r1, fl
 }
 
 /*
- * The winds at cell centres into the image, block_rows at a time through
- * one buffer that stays in the processor's caches: a whole component at
- * once would first fill a buffer of 4 B a cell (51 MB at R64), fresh
- * memory at every write.
+ * The winds at cell centres into the image.  Contiguous (what snapshots
+ * are): rows of one level at a time, about SNAP_BLOCK bytes (a level's
+ * rows are one run of the variable's bytes), through one buffer that stays
+ * in the processor's caches, where a whole component at once would first
+ * fill 4 B a cell (51 MB at R64) of fresh memory at every write.  Chunked
+ * (the benchmark's other settings): the whole variable at once, as
+ * before.
  */
 static void put_winds(struct snap_writer *w)
 {
-	const size_t ny = w->g->ny, nrows = ny * w->g->nz, rows = block_rows(w);
-	float *buf = scratch(w, rows * w->g->nx, sizeof *buf, "x_wind");
+	const size_t nx = w->g->nx, ny = w->g->ny, nz = w->g->nz;
+	const int whole = w->o->layout != WEST_SNAPSHOT_CONTIGUOUS;
+	size_t bytes = w->o->block_bytes ? w->o->block_bytes : SNAP_BLOCK;
+	size_t nk = whole ? nz : 1, nj = bytes / (nx * sizeof(float));
+	float *buf;
 
+	nj = whole || nj > ny ? ny : nj < 1 ? 1 : nj;
+	buf = scratch(w, nk * nj * nx, sizeof *buf, "x_wind");
 	for (int c = 0; c < 3 && buf; c++)
-		for (size_t r = 0, r1; r < nrows && w->st == WEST_OK; r = r1) {
-			size_t level_end = (r / ny + 1) * ny;
-			r1 = rows >= ny || r + rows < level_end ? r + rows : level_end;
-			put_wind_rows(w, c, r, r1, buf);
-		}
+		for (size_t k = 0; k < nz; k += nk)
+			for (size_t j = 0; j < ny && w->st == WEST_OK; j += nj)
+				put_wind_block(w, c, k, nk, j, nj < ny - j ? nj : ny - j, buf);
 	free(buf);
 }
 

@@ -104,6 +104,9 @@ struct west_snapshot_opts {
 	size_t chunk_xy;   /* WEST_SNAPSHOT_COLUMNS: columns along a chunk's edge */
 	int quantize;      /* 0, or NC_QUANTIZE_BITGROOM, _GRANULARBR, _BITROUND */
 	int nsd;           /* its significant digits (BITROUND: bits), netcdf.h */
+	size_t block_bytes;   /* WEST_SNAPSHOT_CONTIGUOUS: bytes of winds handed to
+			       * NetCDF at once, rows of one level (at least a row;
+			       * 0: 4 MB, snapshot.c) */
 };
 /* Contiguous, no deflate, no quantization (what snapshots are). */
 extern const struct west_snapshot_opts west_snapshot_opts_default;
