@@ -686,35 +686,35 @@ static int stop_at_120(void *ctx, double done)
 	return done >= 120.0;
 }
 
+/* The progress calls seen, and the last time; a time that does not rise
+ * fails the test. */
+struct calls {
+	long n;
+	double last;
+};
+
 static int count_calls(void *ctx, double done)
 {
-	(void)done;
-	(*(int *)ctx)++;
-	return 0;
-}
+	struct calls *c = ctx;
 
-/* ctx the last time seen; a time that does not rise fails the test. */
-static int count_rising(void *ctx, double done)
-{
-	double *last = ctx;
-
-	cr_expect_gt(done, *last, "progress went from %g to %g s", *last, done);
-	*last = done;
+	cr_expect_gt(done, c->last, "progress went from %g to %g s", c->last, done);
+	c->n++;
+	c->last = done;
 	return 0;
 }
 
 /* progress sees the simulated time grow; a nonzero answer cancels; with
  * launches of WEST_PLUME_CHUNK_WORK particle-seconds (chunk_work) and
- * 200,000 particles an interval of 60 s is cut into 12 (one progress
- * each), and with the backend's own rule progress rises at every call,
- * the last at the end. */
+ * 200,000 particles an interval of 60 s is cut into 12, paced to 0.1 ms
+ * into many more; either way progress comes once a launch, rising, the
+ * last at the end. */
 Test(plume, progress_and_cancel)
 {
 	struct west_release r;
 	struct west_plume_result out;
 	struct west_plume_opts o;
+	struct calls calls = { 0, 0.0 };
 	double last = 0.0;
-	int calls = 0;
 
 	flat(20, 20, 50.0, 10, 10.0, 2.0, WEST_STAB_D);
 	r = release_at(500.0, 500.0, 10.0, 60.0, 600.0, 100);
@@ -726,17 +726,20 @@ Test(plume, progress_and_cancel)
 	r.particles = 200000;
 	r.seconds = 60.0;
 	west_plume_opts_init(&o);
-	o.chunk_work = WEST_PLUME_CHUNK_WORK;
-	cr_assert_eq(west_plume_run_opts(&g, &f, &r, &o, &west_kernels_cpu, count_calls, &calls,
-					 &res, err, sizeof err), WEST_OK, "%s", err);
-	cr_expect_eq(calls, (int)ceil(200000 * 60.0 / WEST_PLUME_CHUNK_WORK));
-	cr_expect_eq(res.launches, calls);
-	west_plume_result_free(&res);
-	calls = 0;
-	last = 0.0;
-	cr_assert_eq(west_plume_run(&g, &f, &r, &west_kernels_cpu, count_rising, &last, &res, err,
-				    sizeof err), WEST_OK, "%s", err);
-	cr_expect_eq(last, 60.0, "the last progress at %g s", last);
+	for (int paced = 0; paced < 2; paced++) {
+		o.chunk_work = paced ? 0 : WEST_PLUME_CHUNK_WORK;
+		o.launch_seconds = paced ? 1e-4 : 0;
+		calls = (struct calls){ 0, 0.0 };
+		cr_assert_eq(west_plume_run_opts(&g, &f, &r, &o, &west_kernels_cpu, count_calls,
+						 &calls, &res, err, sizeof err), WEST_OK, "%s", err);
+		if (paced)
+			cr_expect_gt(calls.n, 12, "%ld paced launches", calls.n);
+		else
+			cr_expect_eq(calls.n, (long)ceil(200000 * 60.0 / WEST_PLUME_CHUNK_WORK));
+		cr_expect_eq(res.launches, calls.n);
+		cr_expect_eq(calls.last, 60.0, "the last progress at %g s", calls.last);
+		west_plume_result_free(&res);
+	}
 }
 
 /* ---- determinism ---------------------------------------------------------------------- */

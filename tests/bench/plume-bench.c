@@ -37,6 +37,19 @@
 enum { B_CPU, B_CPU_AVX2, B_CPU_REF, B_CUDA, B_CUDA_INDEX, B_N };
 static const char *const names[B_N] = { "cpu", "cpu-avx2", "cpu-ref", "cuda", "cuda-index" };
 
+/* One run's wall time and its launches (the longest's wall time). */
+struct one_run {
+	double seconds;
+	long launches;
+	double longest;
+};
+
+static int cmp_run(const void *a, const void *b)
+{
+	return cmp_double(&((const struct one_run *)a)->seconds,
+			  &((const struct one_run *)b)->seconds);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: plume-bench [--particles N] [--classes ABCDEF] [--reps R] "
@@ -154,8 +167,7 @@ int main(int argc, char **argv)
 		if (flat_field(&g, cls, &f, err, sizeof err))
 			die("field", err);
 		for (int b = 0; b < B_N; b++) {
-			double t[MAX_REPS], by[MAX_REPS], lmax[MAX_REPS];
-			long nl[MAX_REPS];
+			struct one_run t[MAX_REPS];
 			struct west_release r = flat_release(&g, n);
 
 			for (long k = 0; on[b] && k < reps; k++) {
@@ -164,17 +176,15 @@ int main(int argc, char **argv)
 				if (west_plume_run_opts(&g, &f, &r, &o, ops_of(b, &index_order), NULL,
 							NULL, &res, err, sizeof err))
 					die(names[b], err);
-				t[k] = by[k] = now_s() - t0;
-				nl[k] = res.launches;
-				lmax[k] = res.launch_max_seconds;
+				t[k] = (struct one_run){ now_s() - t0, res.launches,
+							 res.launch_max_seconds };
 				west_plume_result_free(&res);
 			}
-			if (on[b]) {
-				qsort(t, (size_t)reps, sizeof *t, cmp_double);
-				med[b] = t[reps / 2];
-				for (long k = 0; k < reps; k++)
-					if (by[k] == med[b])
-						launches[b] = nl[k], longest[b] = lmax[k];
+			if (on[b]) {   /* the median run */
+				qsort(t, (size_t)reps, sizeof *t, cmp_run);
+				med[b] = t[reps / 2].seconds;
+				launches[b] = t[reps / 2].launches;
+				longest[b] = t[reps / 2].longest;
 			}
 		}
 		printf("| %c (%.0f m/s) |", *c, speeds[cls]);
