@@ -485,6 +485,8 @@ struct pace {
 
 #define PACE_MIN_SPAN 1e-3   /* s: the shortest launch the pace asks for */
 #define PACE_GROW 1.25       /* the most a span grows from one launch to the next */
+#define PACE_TAIL 0.25       /* a rest of the interval within this many spans is
+				no launch of its own */
 
 static void pace_init(struct pace *pc, const struct plume_run *rn,
 		      const struct west_plume_opts *o)
@@ -500,13 +502,13 @@ static void pace_init(struct pace *pc, const struct plume_run *rn,
 }
 
 /* The end of launch s (from 1) of the interval [ta, tb] that starts at t:
- * even, or the pace's span (the interval's rest when that is within a
- * quarter span of it). */
+ * even, or the pace's span (taking the interval's rest along when that
+ * is within PACE_TAIL spans). */
 static double pace_end(const struct pace *pc, double ta, double tb, double t, long s)
 {
 	if (pc->target <= 0)
 		return s >= pc->nsub ? tb : ta + (tb - ta) * (double)s / (double)pc->nsub;
-	return t + 1.25 * pc->span >= tb ? tb : t + pc->span;
+	return t + (1.0 + PACE_TAIL) * pc->span >= tb ? tb : t + pc->span;
 }
 
 /* After a launch of `simulated` seconds that took `wall` (one cut short
