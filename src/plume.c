@@ -483,7 +483,13 @@ struct pace {
 	double span;     /* with target: the next launch's simulated seconds */
 };
 
-#define PACE_MIN_SPAN 1e-3   /* s: the shortest launch the pace asks for */
+/* The shortest launch the pace asks for: a path interval's 240th (0.25 s
+ * simulated).  Where a launch's fixed cost alone is past the target (a
+ * slow or crowded host), the pace would otherwise shrink the spans to
+ * nothing and pay that cost for every millisecond simulated; at this
+ * floor a run is at most 240 launches a path interval, longer each than
+ * the target. */
+#define PACE_MIN_SPAN (WEST_PLUME_PATH_SECONDS / 240.0)
 #define PACE_GROW 1.25       /* the most a span grows from one launch to the next */
 #define PACE_TAIL 0.25       /* a rest of the interval within this many spans is
 				no launch of its own */

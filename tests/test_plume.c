@@ -754,6 +754,32 @@ static int same_result(const struct west_plume_result *a, const struct west_plum
 	       !memcmp(a->path, b->path, a->npath * sizeof *a->path);
 }
 
+/* A pace no launch can meet (a nanosecond) shrinks the spans to their
+ * floor, a 240th of a path interval (0.25 s), and no further: over 180 s
+ * the first launch is the first interval (200 particles: 1e6
+ * particle-seconds are more), the second's spans come down by quarters
+ * (15, 3.75, 0.94 s) to the floor, the third is 240 launches: 405 in
+ * all, at most 3 * 240 (with a floor of 1 ms, as until 2026-12-03, over
+ * 100,000), and the same result as one launch an interval. */
+Test(plume, pace_floor)
+{
+	struct west_release r;
+	struct west_plume_result b;
+	struct west_plume_opts o;
+
+	flat(20, 20, 50.0, 10, 10.0, 2.0, WEST_STAB_D);
+	r = release_at(500.0, 500.0, 10.0, 60.0, 180.0, 200);
+	west_plume_opts_init(&o);
+	o.chunk_work = 1e9;
+	run_on(&west_kernels_cpu, &r, &o, &res);
+	o.chunk_work = 0;
+	o.launch_seconds = 1e-9;
+	run_on(&west_kernels_cpu, &r, &o, &b);
+	cr_expect_eq(b.launches, 1 + 4 + 160 + 240, "%ld launches", b.launches);
+	cr_expect(same_result(&res, &b), "paced to the floor: another result");
+	west_plume_result_free(&b);
+}
+
 /* The same seed gives the same result bit for bit on 1, 2 and 3 threads
  * (a solved field over the hill, unstable); another seed another. */
 Test(plume, deterministic)
