@@ -107,6 +107,9 @@ INLINE vf west_pdiag_v(const vf g[6])
 	return ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
 }
 
+/* Rows ahead whose cut groups' transparencies a group fetches (row_conds). */
+#define CUT_AHEAD 2
+
 /* One row (j, k) of colour c of level l, read from x (the colour's cells
  * and the other colour's): the offsets of its neighbours' rows. */
 struct row {
@@ -123,6 +126,10 @@ struct row {
 	vf kf[6];             /* level 0: a whole face's conductance at level k */
 	size_t t_lo, t_hi;    /* cells t_lo <= t < t_hi have west and east neighbours */
 	size_t n;             /* cells of the colour in the row */
+	/* level 0: the row CUT_AHEAD rows on in the passes' order (j, then
+	 * k, over the level's own rows), whose cut groups' reads a group
+	 * fetches (row_conds); an = 0 past the last row */
+	size_t aj, ak, ai0, as0, an;
 };
 
 INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x, int c,
@@ -146,14 +153,24 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 	if (l->code)
 		for (int f = 0; f < 6; f++)
 			r->kf[f] = vsplat(l->kf[6 * k + (size_t)f]);
+	r->an = 0;
+	if (l->code) {
+		size_t top = l->ny - l->jhi;
+		r->aj = j + CUT_AHEAD, r->ak = k;
+		if (r->aj >= top)
+			r->aj += l->jlo - top, r->ak++;
+		if (r->ak < l->nz && r->aj < top) {
+			r->ai0 = (r->aj + r->ak + (size_t)c) & 1;
+			r->an = (l->nx - r->ai0 + 1) / 2;
+			r->as0 = (size_t)c * l->ncol + l->hx * (r->aj + l->ny * r->ak);
+		}
+	}
 	r->t_lo = r->i0 == 0;                                   /* i = 0: no west cell */
 	r->t_hi = r->n > 0 && 2 * (r->n - 1) + r->i0 + 1 == l->nx ? r->n - 1 : r->n;
 	if (r->t_hi < r->t_lo)
 		r->t_hi = r->t_lo;
 }
 
-/* Groups ahead whose transparencies a cut group fetches (row_conds). */
-#define CUT_AHEAD 4
 
 /* Some lane of the codes' bytes (loadb) is a cut cell's. */
 INLINE int any_cut(vbytes bytes)
@@ -165,24 +182,24 @@ INLINE int any_cut(vbytes bytes)
  * transparencies, 2 VL floats from each start: the x-faces of their row
  * (lane q's west face at 2q, east at 2q + 1), and the y-faces of the row
  * (south, at 2q) and of the row north of it (north). */
-INLINE void row_cut_reads(const struct row *r, size_t t, const float *rd[3])
+INLINE void cut_reads(const struct west_plevel *l, size_t i0, size_t j, size_t k, size_t t,
+		      const float *rd[3])
 {
-	const struct west_plevel *l = r->l;
-	size_t i = 2 * t + r->i0;
+	size_t i = 2 * t + i0;
 
-	rd[0] = l->tx + west_kx(l->nx, l->ny, i, r->j, r->k);
-	rd[1] = l->ty + west_ky(l->nx, l->ny, i, r->j, r->k);
+	rd[0] = l->tx + west_kx(l->nx, l->ny, i, j, k);
+	rd[1] = l->ty + west_ky(l->nx, l->ny, i, j, k);
 	rd[2] = rd[1] + l->nx;
 }
 
-/* Those reads' cache lines fetched ahead (a prefetch changes no value):
- * every line a read touches holds its start, a point a line (16 floats)
- * on, or its last float. */
+/* The reads of group t of the row CUT_AHEAD rows on, their cache lines
+ * fetched (a prefetch changes no value): every line a read touches holds
+ * its start, a point a line (16 floats) on, or its last float. */
 INLINE void row_cut_prefetch(const struct row *r, size_t t)
 {
 	const float *rd[3];
 
-	row_cut_reads(r, t, rd);
+	cut_reads(r->l, r->ai0, r->aj, r->ak, t, rd);
 	for (int a = 0; a < 3; a++) {
 		for (int q = 0; q < 2 * VL; q += 16)
 			__builtin_prefetch(rd[a] + q);
@@ -206,11 +223,12 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 		vu code = lane_codes(bytes);
 		/* A cut group's TX and TY reads missed the cache (a tenth of
 		 * level 0's groups at R64 took a quarter of a colour pass's
-		 * time: docs/benchmarks.md), so the group CUT_AHEAD groups on
-		 * has its lines fetched now. */
-		size_t ahead = t + CUT_AHEAD * VL;
-		if (ahead + VL <= r->n && any_cut(loadb(l->code + r->s0 + ahead)))
-			row_cut_prefetch(r, ahead);
+		 * time: docs/benchmarks.md), so the same group CUT_AHEAD rows
+		 * on has its lines fetched now (a row on, and not groups on in
+		 * the row: a row crosses the terrain's contours in few places,
+		 * its cut groups seldom have one before them). */
+		if (t + VL <= r->an && any_cut(loadb(l->code + r->as0 + t)))
+			row_cut_prefetch(r, t);
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)   /* bit f to every bit of the lane */
 			g[f] = (vf)(((vi)(code << (31 - f)) >> 31) & (vi)r->kf[f]);
@@ -219,7 +237,7 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 			vi cut = (vi)(code << (31 - WEST_PF_CUT)) >> 31;
 			vf one = vsplat(1.0f), m[4];
 
-			row_cut_reads(r, t, rd);
+			cut_reads(l, r->i0, r->j, r->k, t, rd);
 			m[WEST_PF_W] = vevens(rd[0]), m[WEST_PF_E] = vodds(rd[0]);
 			m[WEST_PF_S] = vevens(rd[1]), m[WEST_PF_N] = vevens(rd[2]);
 			_Pragma("GCC unroll 4")

@@ -21,7 +21,9 @@
  * then the potential smoother's throughput on level 0 in cell-sweeps per
  * second (a cell-sweep: one cell updated once; a red-black iteration is
  * one per cell), against the bytes a sweep must move per cell and the
- * copy bandwidth measured in the same run.
+ * copy bandwidth measured in the same run (on the CPU in rounds, a copy
+ * after each few sweeps, the fraction the median of the rounds' own:
+ * cpu_sweep_rate).  --tables sweeps gives that table alone.
  *
  * Bytes per cell-sweep of the potential smoother (level 0, per-colour
  * storage): its own e read and written (8), its right-hand side b (4), its
@@ -40,7 +42,7 @@
  * Usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]
  *                     [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]
  *                     [--devices 'LIST;LIST'] [--exchange overlap,blocking]
- *                     [--faces cut|staircase|cut,staircase]
+ *                     [--faces cut|staircase|cut,staircase] [--tables all|sweeps]
  * Output: markdown tables on stdout, progress on stderr.  Exit 0, 1 on a
  * backend error, 2 on a bad option.  Built with `make tests/bench/solver-bench`.
  */
@@ -63,11 +65,12 @@
 #define SB_NZ 20
 #define SB_DZ 20.0
 #define SB_TOL 1e-4
-#define SB_SWEEPS 100      /* red-black iterations per throughput timing */
+#define SB_SWEEPS 100      /* red-black iterations per throughput timing (GPU) */
 
 struct opts {
 	char grids[64], omegas[128], backend[8], faces[32], devices[256], exchange[64];
 	int reps, partitions;
+	int solvers;   /* --tables all: the solvers' tables too; sweeps: the throughput only */
 	long sor_max;
 };
 
@@ -350,33 +353,53 @@ static void solvers(const struct opts *op, const char *grid, const struct west_b
 
 /* ------------------------------------------------------------ sweeps */
 
-static double cpu_sweep_rate(const struct west_plevel *l,
-			     __typeof__(west_pot_smooth_cpu) *smooth)
+/* Rounds of the CPU's throughput timing: in each, SB_ROUND_SWEEPS
+ * red-black iterations, then a copy of SB_COPY_BYTES; the round's
+ * fraction is its own sweep rate against its own copy, so that the
+ * machine's drift (this kind's neighbours: the copy alone moves 40 to 70
+ * GB/s from run to run) falls on both.  The medians are reported. */
+#define SB_ROUNDS 9
+#define SB_ROUND_SWEEPS 10
+#define SB_COPY_BYTES ((size_t)1 << 28)
+
+struct cpu_rate {
+	double rate, bw, fraction;   /* medians over the rounds */
+};
+
+/* One timed copy of `bytes` from a to b over the OpenMP threads: bytes
+ * read and written a second. */
+static double cpu_copy_once(char *b, const char *a, size_t bytes)
 {
-	double t0;
-	smooth(l, 1.0f, 0), smooth(l, 1.0f, 1);   /* pages touched before the clock */
-	t0 = now_s();
-	for (int n = 0; n < SB_SWEEPS; n++)
-		smooth(l, 1.0f, 0), smooth(l, 1.0f, 1);
-	return (double)(l->nx * l->ny * l->nz) * SB_SWEEPS / (now_s() - t0);
+	double t0 = now_s();
+	#pragma omp parallel for schedule(static)
+	for (long p = 0; p < 64; p++)
+		memcpy(b + (size_t)p * (bytes / 64), a + (size_t)p * (bytes / 64), bytes / 64);
+	return 2.0 * (double)bytes / (now_s() - t0);
 }
 
-static double cpu_copy_bw(size_t bytes)
+static struct cpu_rate cpu_sweep_rate(const struct west_plevel *l,
+				      __typeof__(west_pot_smooth_cpu) *smooth)
 {
-	char *a = malloc(bytes), *b = malloc(bytes);
-	double best = 0;
+	double rate[SB_ROUNDS], bw[SB_ROUNDS], frac[SB_ROUNDS];
+	char *a = malloc(SB_COPY_BYTES), *b = malloc(SB_COPY_BYTES);
+
 	if (!a || !b)
 		die("copy", "out of memory");
-	memset(a, 1, bytes), memset(b, 2, bytes);
-	for (int r = 0; r < 5; r++) {
+	memset(a, 1, SB_COPY_BYTES), memset(b, 2, SB_COPY_BYTES);
+	smooth(l, 1.0f, 0), smooth(l, 1.0f, 1);   /* pages touched before the clock */
+	for (int r = 0; r < SB_ROUNDS; r++) {
 		double t0 = now_s();
-		#pragma omp parallel for schedule(static)
-		for (long p = 0; p < 64; p++)
-			memcpy(b + (size_t)p * (bytes / 64), a + (size_t)p * (bytes / 64), bytes / 64);
-		best = fmax(best, 2.0 * (double)bytes / (now_s() - t0));
+		for (int n = 0; n < SB_ROUND_SWEEPS; n++)
+			smooth(l, 1.0f, 0), smooth(l, 1.0f, 1);
+		rate[r] = (double)(l->nx * l->ny * l->nz) * SB_ROUND_SWEEPS / (now_s() - t0);
+		bw[r] = cpu_copy_once(b, a, SB_COPY_BYTES);
+		frac[r] = 17.0 * rate[r] / bw[r];
 	}
 	free(a), free(b);
-	return best;
+	qsort(rate, SB_ROUNDS, sizeof rate[0], cmp_double);
+	qsort(bw, SB_ROUNDS, sizeof bw[0], cmp_double);
+	qsort(frac, SB_ROUNDS, sizeof frac[0], cmp_double);
+	return (struct cpu_rate){ rate[SB_ROUNDS / 2], bw[SB_ROUNDS / 2], frac[SB_ROUNDS / 2] };
 }
 
 #ifdef WEST_HAVE_CUDA
@@ -441,10 +464,10 @@ static double gpu_copy_bw(size_t bytes)
 #endif
 
 static void sweep_row(const char *grid, const char *be, double rate, double bw,
-		      const char *lv)
+		      double fraction, const char *lv)
 {
 	printf("| %s | %s | %.2f G | 17 | %.0f GB/s | %.0f GB/s | %.2f | %s |\n", grid, be,
-	       rate / 1e9, 17.0 * rate / 1e9, bw / 1e9, 17.0 * rate / bw, lv);
+	       rate / 1e9, 17.0 * rate / 1e9, bw / 1e9, fraction, lv);
 }
 
 /* The CPU: the backend's vectorized smoother and the reference, each
@@ -453,7 +476,6 @@ static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 {
 	struct west_mg mg;
 	char err[WEST_ERRLEN], lv[512];
-	double rate;
 
 	(void)be;   /* a CPU-only build has no other */
 	if (west_mg_build(&mg, g, 1.0, err, sizeof err))
@@ -462,15 +484,15 @@ static void sweeps(const char *grid, const char *be, const struct west_grid *g)
 	fprintf(stderr, "%s: levels %s\n", grid, lv);
 #ifdef WEST_HAVE_CUDA
 	if (!strcmp(be, "cuda")) {
-		rate = gpu_sweep_rate(&mg, g);
-		sweep_row(grid, be, rate, gpu_copy_bw((size_t)1 << 30), lv);
+		double rate = gpu_sweep_rate(&mg, g), bw = gpu_copy_bw((size_t)1 << 30);
+		sweep_row(grid, be, rate, bw, 17.0 * rate / bw, lv);
 	} else
 #endif
 	{
-		rate = cpu_sweep_rate(&mg.lv[0], west_kernels_cpu.pot_smooth);
-		sweep_row(grid, "cpu (vectorized)", rate, cpu_copy_bw((size_t)1 << 28), lv);
-		rate = cpu_sweep_rate(&mg.lv[0], west_pot_smooth_cpu);
-		sweep_row(grid, "cpu (reference)", rate, cpu_copy_bw((size_t)1 << 28), lv);
+		struct cpu_rate c = cpu_sweep_rate(&mg.lv[0], west_kernels_cpu.pot_smooth);
+		sweep_row(grid, "cpu (vectorized)", c.rate, c.bw, c.fraction, lv);
+		c = cpu_sweep_rate(&mg.lv[0], west_pot_smooth_cpu);
+		sweep_row(grid, "cpu (reference)", c.rate, c.bw, c.fraction, lv);
 	}
 	west_mg_free(&mg);
 }
@@ -492,7 +514,7 @@ static int exchanges_ok(const char *v)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", "", "overlap", 5, 1, 20000 };
+	*o = (struct opts){ "R16", "1.5,1.7,1.8,1.9", "cpu", "cut", "", "overlap", 5, 1, 1, 20000 };
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *a = argv[i], *v = argv[i + 1];
 		if (!strcmp(a, "--grids"))
@@ -513,6 +535,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			snprintf(o->devices, sizeof o->devices, "%s", v);
 		else if (!strcmp(a, "--exchange"))
 			snprintf(o->exchange, sizeof o->exchange, "%s", v);
+		else if (!strcmp(a, "--tables") && (!strcmp(v, "all") || !strcmp(v, "sweeps")))
+			o->solvers = !strcmp(v, "all");
 		else
 			return 0;
 	}
@@ -560,8 +584,9 @@ int main(int argc, char **argv)
 	       " --faces %s --partitions %d --devices '%s' --exchange %s\n\n",
 	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas, o.faces,
 	       o.partitions, o.devices, o.exchange);
-	printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
-	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	if (o.solvers)
+		printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
+		       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	snprintf(list, sizeof list, "%s", o.grids);
 	struct west_grid grids[8];
 	char names[8][32];
@@ -581,7 +606,8 @@ int main(int argc, char **argv)
 			if (be->upload_terrain(state, &grids[n], err, sizeof err) ||
 			    (ref_state && be->upload_terrain(ref_state, &grids[n], err, sizeof err)))
 				die("upload", err);
-			solvers(&o, names[n], be, state, ref_state, &grids[n], &obs);
+			if (o.solvers)
+				solvers(&o, names[n], be, state, ref_state, &grids[n], &obs);
 			n++;
 		}
 	}
