@@ -662,6 +662,10 @@ static enum west_status run(struct plume_run *rn, const struct west_field *f,
 	enum west_status st = host_columns(rn, f, o, err, errlen);
 
 	if (!st)
+		out->mixing_height = west_wbilinear(rn->hmix, rn->g->nx, rn->g->ny, rn->g->dx,
+						    rn->g->dy, rn->r->x - rn->g->x0,
+						    rn->r->y - rn->g->y0);
+	if (!st)
 		st = upload_inputs(rn, f, err, errlen);
 	if (st)
 		return st;

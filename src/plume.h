@@ -83,6 +83,9 @@ struct west_plume_result {
 	float *arrival;
 	struct west_plume_point *path;   /* npath points, t increasing */
 	size_t npath;
+	double mixing_height;     /* m: at the release point (the columns' own
+				     between their centres, as the particles
+				     see it) */
 	long particles;           /* released */
 	long outside;             /* left the domain (sides or top) */
 	double wall_seconds;      /* the run's wall time */

@@ -524,6 +524,33 @@ static void well_mixed(int cls)
 	free(pos);
 }
 
+/* The result's mixing height is the release point's: set, or by class
+ * (docs/model.md: neutral 0.3 u* / f, unstable 1000 m). */
+Test(plume, mixing_height_reported)
+{
+	const struct { int cls; double set, want; } cases[] = {
+		{ WEST_STAB_D, NAN, 0.3 * 0.4 / 1e-4 },
+		{ WEST_STAB_B, NAN, 1000.0 },
+		{ WEST_STAB_F, 345.0, 345.0 },
+	};
+
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct west_release r;
+		struct west_plume_opts o;
+
+		flat(20, 20, 50.0, 10, 10.0, 2.0, cases[c].cls);
+		r = release_at(500.0, 500.0, 10.0, 60.0, 60.0, 100);
+		west_plume_opts_init(&o);
+		o.ustar = 0.4;
+		o.mixing_height = cases[c].set;
+		run(&r, &o);
+		cr_expect(fabs(res.mixing_height - cases[c].want) < 1e-3 * cases[c].want,
+			  "class %c: mixing height %g m, want %g", "ABCDEF"[cases[c].cls],
+			  res.mixing_height, cases[c].want);
+		teardown();
+	}
+}
+
 Test(plume, well_mixed_unstable)
 {
 	well_mixed(WEST_STAB_B);
