@@ -17,7 +17,13 @@
 #include "cuda_launch.cuh"
 #include "plume_util.h"
 
-#define ORDER_BITS 5   /* the sort key: the bit length of the steps, 0 to 16 */
+/* The sort key: the steps a particle took, in steps of 2^(1/8) (order_key):
+ * 0 to 128.  ORDER_SUB 0 (the bit length alone, until 2026-12-03): class E
+ * 1.11 s, F 0.94; 2: 1.00, 0.84 (docs/benchmarks.md). */
+#ifndef ORDER_SUB
+#define ORDER_SUB 3
+#endif
+#define ORDER_BITS (5 + ORDER_SUB)
 
 static __device__ unsigned long long warp_sum(unsigned long long v)
 {
@@ -26,12 +32,21 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
 	return v;
 }
 
-/* The key a particle sorts by: the bit length of the steps it took (16
- * at most, for 65535 and more), so that a warp's steps are within a
- * factor of two. */
+/* The key a particle sorts by: 0 for no step, else 1 + the floor of
+ * log2 of the steps it took (65535 at most) in units of 2^-ORDER_SUB, the
+ * ORDER_SUB bits below the leading one giving the fraction, so that a
+ * warp's steps are within a factor of 2^(1/2^ORDER_SUB) (a factor of two
+ * for the bit length alone: a warp takes as long as its slowest
+ * particle). */
 static __device__ unsigned char order_key(unsigned steps)
 {
-	return (unsigned char)(32 - __clz(steps < 65535u ? steps : 65535u));
+	unsigned s = steps < 65535u ? steps : 65535u, b, frac;
+
+	if (s == 0)
+		return 0;
+	b = 31u - (unsigned)__clz((int)s);
+	frac = b >= ORDER_SUB ? s >> (b - ORDER_SUB) : s << (ORDER_SUB - b);
+	return (unsigned char)(1u + (b << ORDER_SUB) + (frac & ((1u << ORDER_SUB) - 1u)));
 }
 
 /* At most 128 registers, two blocks an SM: the body alone takes about 180,
