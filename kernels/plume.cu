@@ -18,8 +18,9 @@
 #include "plume_util.h"
 
 /* The sort key: the steps a particle took, in steps of 2^(1/8) (order_key):
- * 0 to 128.  ORDER_SUB 0 (the bit length alone, until 2026-12-03): class E
- * 1.11 s, F 0.94; 2: 1.00, 0.84 (docs/benchmarks.md). */
+ * 0 to 128.  A million particles over an hour on an H200, class E and F:
+ * ORDER_SUB 0 (the bit length alone, until 2026-12-03) 1.11 and 0.94 s,
+ * 2 1.00 and 0.84, 3 0.99 and 0.83 (docs/benchmarks.md). */
 #ifndef ORDER_SUB
 #define ORDER_SUB 3
 #endif

@@ -171,7 +171,6 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 		r->t_hi = r->t_lo;
 }
 
-
 /* Some lane of the codes' bytes (loadb) is a cut cell's. */
 INLINE int any_cut(vbytes bytes)
 {

@@ -150,8 +150,9 @@ void west_plume_result_free(struct west_plume_result *out);
  * span from its pace (simulated over wall seconds), growing by a quarter
  * at most (a launch's work can jump: the pace is the past's) and
  * shrinking to a quarter at most, never below a 240th of a path interval
- * (where a launch's fixed cost is past the target).  Elsewhere (the CPU) a launch is
- * WEST_PLUME_CHUNK_WORK particle-seconds, each interval cut evenly.
+ * (where a launch's fixed cost is past the target).  Elsewhere (the CPU)
+ * a launch is WEST_PLUME_CHUNK_WORK particle-seconds, each interval cut
+ * evenly.
  * docs/benchmarks.md, "Release plumes beside the solves", measures both.
  */
 #define WEST_PLUME_PATH_SECONDS 60.0

@@ -560,7 +560,7 @@ int main(int argc, char **argv)
 		fputs("usage: solver-bench [--grids R16,R64] [--backend cpu|cuda] [--reps N]\n"
 		      "                    [--sor-max N] [--omegas 1.5,1.7,1.8,1.9] [--partitions N]\n"
 		      "                    [--devices 'LIST;LIST'] [--exchange overlap,blocking]\n"
-		      "                    [--faces cut|staircase|cut,staircase]\n",
+		      "                    [--faces cut|staircase|cut,staircase] [--tables all|sweeps]\n",
 		      stderr);
 		return 2;
 	}
@@ -581,9 +581,9 @@ int main(int argc, char **argv)
 		die("stations", "out of memory");
 	printf("## Solvers to max|D| h / U_ref <= %g (solver-bench)\n\n- backend: %s\n"
 	       "- command: solver-bench --grids %s --backend %s --reps %d --sor-max %ld --omegas %s"
-	       " --faces %s --partitions %d --devices '%s' --exchange %s\n\n",
+	       " --faces %s --partitions %d --devices '%s' --exchange %s --tables %s\n\n",
 	       SB_TOL, dev, o.grids, o.backend, o.reps, o.sor_max, o.omegas, o.faces,
-	       o.partitions, o.devices, o.exchange);
+	       o.partitions, o.devices, o.exchange, o.solvers ? "all" : "sweeps");
 	if (o.solvers)
 		printf("| grid | backend | solver | omega | iterations | converged | step 8 (ms) | whole run (ms) | run / multigrid |\n"
 		       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
