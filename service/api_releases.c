@@ -458,7 +458,7 @@ static json_t *status_json(const char *base, const struct west_release_info *i)
 {
 	int done = i->state == WEST_RELEASE_DONE, ended = done || i->state == WEST_RELEASE_FAILED;
 	json_t *o = json_pack("{s:I, s:s, s:I, s:o, s:I, s:o, s:o, s:f, s:f, s:o, s:o, s:o, "
-			      "s:o, s:o, s:o}",
+			      "s:o, s:o, s:o, s:o}",
 			      "id", (json_int_t)i->id, "status", west_release_state_name(i->state),
 			      "field_version", (json_int_t)i->field_version,
 			      "valid_time", time_or_null((double)i->valid_time),
@@ -473,6 +473,7 @@ static json_t *status_json(const char *base, const struct west_release_info *i)
 			      "run_seconds", ended ? num_or_null(i->finished - i->started) :
 			      json_null(),
 			      "max_concentration", done ? json_real(i->max_conc) : json_null(),
+			      "mixing_height", done ? json_real(i->mixing_height) : json_null(),
 			      "error", i->state == WEST_RELEASE_FAILED ? json_string(i->error) :
 			      json_null());
 

@@ -92,6 +92,7 @@ static void info_of(const struct west_release_entry *e, struct west_release_info
 	if (e->state == WEST_RELEASE_DONE) {
 		info->particles = e->res.particles, info->outside = e->res.outside;
 		info->wall_seconds = e->res.wall_seconds, info->max_conc = e->max_conc;
+		info->mixing_height = e->res.mixing_height;
 	}
 }
 

@@ -99,6 +99,7 @@ struct west_release_info {
 	char error[WEST_ERRLEN];
 	long particles, outside;            /* DONE: the result's; else 0 */
 	double wall_seconds, max_conc;      /* DONE: the run's; else 0 */
+	double mixing_height;               /* DONE: the result's (m); else 0 */
 	size_t bytes;
 };
 

@@ -188,7 +188,8 @@ static const struct west_route_def routes[] = {
 	{ "/v1/releases/{id}", api_get_release, NULL, 0, NULL, "releases",
 	  "A release's status",
 	  "Its status (queued, running, done, failed), field_version, particles, outside, "
-	  "the release as asked, progress, times, max_concentration, error and links.",
+	  "the release as asked, progress, times, max_concentration, mixing_height, error and "
+	  "links.",
 	  JSON, "200 404", NULL },
 	{ "/v1/snapshots", api_get_snapshots, NULL, 0, NULL, "native", "The NetCDF snapshots",
 	  "Newest first.", JSON, "200 503", NULL },

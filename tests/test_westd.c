@@ -3087,6 +3087,8 @@ Test(westd, release_runs_and_serves_its_outputs)
 	cr_expect_str_eq(json_string_value(json_object_get(rel, "start")), "2026-11-22T12:00:00Z",
 			 "start defaults to the field's valid time");
 	cr_expect_gt(num(st, "max_concentration"), 0);
+	cr_expect(num(st, "mixing_height") >= 20.0 && num(st, "mixing_height") <= 2000.0,
+		  "mixing height %g m", num(st, "mixing_height"));
 	cr_expect_eq(json_array_size(json_object_get(st, "links")), 5);
 	json_decref(st);
 
