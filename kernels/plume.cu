@@ -21,9 +21,7 @@
  * 0 to 128.  A million particles over an hour on an H200, class E and F:
  * ORDER_SUB 0 (the bit length alone, until 2026-12-03) 1.11 and 0.94 s,
  * 2 1.00 and 0.84, 3 0.99 and 0.83 (docs/benchmarks.md). */
-#ifndef ORDER_SUB
 #define ORDER_SUB 3
-#endif
 #define ORDER_BITS (5 + ORDER_SUB)
 
 static __device__ unsigned long long warp_sum(unsigned long long v)

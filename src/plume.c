@@ -491,6 +491,7 @@ struct pace {
  * the target. */
 #define PACE_MIN_SPAN (WEST_PLUME_PATH_SECONDS / 240.0)
 #define PACE_GROW 1.25       /* the most a span grows from one launch to the next */
+#define PACE_SHRINK 0.25     /* and the least it shrinks to */
 #define PACE_TAIL 0.25       /* a rest of the interval within this many spans is
 				no launch of its own */
 
@@ -519,9 +520,9 @@ static double pace_end(const struct pace *pc, double ta, double tb, double t, lo
 
 /* After a launch of `simulated` seconds that took `wall` (one cut short
  * to half its span or less by a path point says too little): the next
- * span from its pace, at most 1.25 and at least a quarter of the span,
- * and never more than a path interval (so that the pace keeps being
- * measured). */
+ * span from its pace, at most PACE_GROW and at least PACE_SHRINK times
+ * the span, and never more than a path interval (so that the pace keeps
+ * being measured). */
 static void pace_update(struct pace *pc, double simulated, double wall)
 {
 	double want;
@@ -529,7 +530,7 @@ static void pace_update(struct pace *pc, double simulated, double wall)
 	if (pc->target <= 0 || simulated < 0.5 * pc->span || !(wall > 0))
 		return;
 	want = simulated * pc->target / wall;
-	want = fmax(fmin(want, PACE_GROW * pc->span), 0.25 * pc->span);
+	want = fmax(fmin(want, PACE_GROW * pc->span), PACE_SHRINK * pc->span);
 	pc->span = fmax(fmin(want, WEST_PLUME_PATH_SECONDS), PACE_MIN_SPAN);
 }
 
@@ -661,12 +662,12 @@ static enum west_status run(struct plume_run *rn, const struct west_field *f,
 {
 	enum west_status st = host_columns(rn, f, o, err, errlen);
 
-	if (!st)
+	if (!st) {
 		out->mixing_height = west_wbilinear(rn->hmix, rn->g->nx, rn->g->ny, rn->g->dx,
 						    rn->g->dy, rn->r->x - rn->g->x0,
 						    rn->r->y - rn->g->y0);
-	if (!st)
 		st = upload_inputs(rn, f, err, errlen);
+	}
 	if (st)
 		return st;
 	kernel_scalars(rn, f, o);
