@@ -758,7 +758,12 @@ PV void vend(const struct west_kparticles *ks, struct vlanes *L, int l, unsigned
 							     L->z[l] - L->c.ground[l] });
 }
 
-#define PLUME_TAKE 8   /* particles a thread takes from the queue at once */
+/* Particles a thread takes from the queue at once: a cache line of the
+ * smallest item (state, a byte), so that (the blocks beginning on a line:
+ * backend_cpu.c) no two threads write the same line of the particles'
+ * arrays; with 8, threads taking turns shared the lines of state and n at
+ * every turn, and on 2 cores class E ran 1.2x slower (docs/benchmarks.md). */
+#define PLUME_TAKE 64
 
 /* The particles 0 .. n - 1 to step, next the first no thread has taken. */
 struct vqueue {

@@ -32,10 +32,17 @@ struct cpu_state {
 					   > 1, the set built at upload */
 };
 
-/* Host memory, the kernel table's memory operations on the CPU (model.h). */
+/* Host memory, the kernel table's memory operations on the CPU (model.h).
+ * Blocks begin on a cache line (WEST_CPU_ALIGN), so that threads writing
+ * runs of a line's items (the plume lanes' particles: plume_simd.c) never
+ * write to one line. */
+#define WEST_CPU_ALIGN 64
+
 static enum west_status cpu_alloc(void **p, size_t bytes, char *err, size_t errlen)
 {
-	if (!(*p = malloc(bytes)))
+	size_t whole = (bytes + WEST_CPU_ALIGN - 1) / WEST_CPU_ALIGN * WEST_CPU_ALIGN;
+
+	if (whole < bytes || !(*p = aligned_alloc(WEST_CPU_ALIGN, whole)))
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "cpu: %zu bytes of memory: out of memory",
 				 bytes);
 	return WEST_OK;
