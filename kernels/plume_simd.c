@@ -106,15 +106,16 @@ PV vl vsell(vl m, vl a, vl b)
 	return (m & a) | (~m & b);
 }
 
-/* west_dmin, west_dmax lane by lane (the same choice when one is NaN). */
+/* west_dmin, west_dmax lane by lane (the same choice when one is NaN):
+ * the instructions' own, a < b ? a : b and a > b ? a : b. */
 PV vd vmin(vd a, vd b)
 {
-	return vsel(a < b, a, b);
+	return (vd)PM(min_pd)((PMD)a, (PMD)b);
 }
 
 PV vd vmax(vd a, vd b)
 {
-	return vsel(a > b, a, b);
+	return (vd)PM(max_pd)((PMD)a, (PMD)b);
 }
 
 PV vd vfabs(vd a)
@@ -302,9 +303,10 @@ struct vcol {
 };
 
 /* west_plume_profile, lane by lane; a regime is computed only where an
- * active lane (act) is in it. */
+ * active lane (act) is in it.  With scales_only, only the time scales are
+ * finished (of the midpoint, west_plume_step takes no more). */
 PV void vprofile(const struct west_kplume *k, const struct vcol *c, vd z_agl, vl act,
-		 struct vprof *o)
+		 int scales_only, struct vprof *o)
 {
 	vd h = c->hmix, z = vmin(vmax(z_agl, vsp(WEST_PLUME_ZS)), WEST_PLUME_ZETA_TOP * h);
 
@@ -318,25 +320,34 @@ PV void vprofile(const struct west_kplume *k, const struct vcol *c, vd z_agl, vl
 		vl neutral = vfabs(h * c->inv_l) < 1.0;
 		vl unstable = ~neutral & (c->inv_l < 0.0), stable = ~neutral & ~unstable;
 		struct vprof r;
+		int taken = 0;   /* the first regime taken goes to every lane of o:
+				    the others are the next regimes' or inactive */
 
-		memset(o, 0, sizeof *o);
 		if (vany(act & neutral)) {
-			vneutral(c->ustar, z, &r);
-			vblend(neutral, &r, o);
+			vneutral(c->ustar, z, o);
+			taken = 1;
 		}
 		if (vany(act & unstable)) {
-			vunstable(c->ustar, c->wstar, c->inv_l, h, z, act & unstable, &r);
-			vblend(unstable, &r, o);
+			vunstable(c->ustar, c->wstar, c->inv_l, h, z, act & unstable, taken ? &r : o);
+			if (taken)
+				vblend(unstable, &r, o);
+			taken = 1;
 		}
 		if (vany(act & stable)) {
-			vstable(c->ustar, h, z, &r);
-			vblend(stable, &r, o);
+			vstable(c->ustar, h, z, taken ? &r : o);
+			if (taken)
+				vblend(stable, &r, o);
+			taken = 1;
 		}
+		if (!taken)   /* no active lane (never called so) */
+			memset(o, 0, sizeof *o);
 	}
 	for (int i = 0; i < 3; i++) {
+		o->tl[i] = vmax(o->tl[i], vsp(WEST_PLUME_TL_MIN));
+		if (scales_only)
+			continue;
 		o->ds2[i] = vsel((z != z_agl) | (o->s2[i] < WEST_PLUME_VAR_MIN), vsp(0.0), o->ds2[i]);
 		o->s2[i] = vmax(o->s2[i], vsp(WEST_PLUME_VAR_MIN));
-		o->tl[i] = vmax(o->tl[i], vsp(WEST_PLUME_TL_MIN));
 	}
 }
 
@@ -660,7 +671,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	vl below = zagl <= L->c.hmix;
 	struct vprof pr, pm;
 
-	vprofile(k, &L->c, zagl, act, &pr);
+	vprofile(k, &L->c, zagl, act, 0, &pr);
 	vwind(k, L->x, L->y, L->z, zagl, &L->c, act, L->wc, um);
 	for (int i = 0; i < 3; i++)
 		up[i] = vsqrt(pr.s2[i]) * L->u[i];
@@ -674,7 +685,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	vsample(k, ks, L, act, zagl, dt);
 	vd zm = vfabs(zagl + 0.5 * (um[2] + up[2]) * dt);
 	zm = vsel(below & (zm > L->c.hmix), vmax(2.0 * L->c.hmix - zm, vsp(0.0)), zm);
-	vprofile(k, &L->c, zm, act, &pm);
+	vprofile(k, &L->c, zm, act, 1, &pm);
 	vnormals(k->seed, L->p, L->n, g);
 	for (int i = 0; i < 3; i++)
 		nu[i] = L->u[i];

@@ -922,14 +922,24 @@ Test(plume, cuda_chunks_change_nothing)
 /* The release run twice (hill(cls), n particles, 600 s): on a into res
  * with the positions in pa (and its order, when not NULL), on b into *rb
  * with them in pb. */
+/* CLASS_STRIPES for expect_same_particles' class: the hill's columns in
+ * stripes of B, D and F three columns wide across the wind (x), so that
+ * the particles of one vector are in unstable, neutral and stable air at
+ * once (the CPU's vectors take each regime where some lane is in it). */
+#define CLASS_STRIPES (-1)
+
 static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_ops *b, int cls,
 		     long n, double *pa, double *pb, struct west_plume_result *rb, unsigned *order)
 {
+	static const unsigned char stripe[3] = { WEST_STAB_B, WEST_STAB_D, WEST_STAB_F };
 	struct west_release r;
 	struct west_plume_opts o;
 
 	cr_assert(pa && pb);
-	hill(cls);
+	hill(cls == CLASS_STRIPES ? WEST_STAB_D : cls);
+	if (cls == CLASS_STRIPES)
+		for (size_t c = 0; c < g.nx * g.ny; c++)
+			f.stability[c] = stripe[c % g.nx / 3 % 3];
 	r = release_at(600.0, 700.0, 15.0, 120.0, 600.0, n);
 	west_plume_opts_init(&o);
 	o.positions = pa;
@@ -983,7 +993,8 @@ static void expect_same_particles(const struct west_kernel_ops *a, const struct 
 	}
 	cr_log_info("%s, class %c: of %ld particles: beyond 1e-6 m %ld, 1 mm %ld, 1 m %ld; "
 		    "another state %ld",
-		    b->backend, "ABCDEF"[cls], n, beyond[0], beyond[1], beyond[2], states);
+		    b->backend, cls == CLASS_STRIPES ? 'S' : "ABCDEF"[cls], n, beyond[0],
+		    beyond[1], beyond[2], states);
 	cr_expect_leq(beyond[0], n / 20, "%ld of %ld particles beyond 1e-6 m", beyond[0], n);
 	cr_expect_leq(beyond[1], n / 50, "%ld of %ld particles beyond 1 mm", beyond[1], n);
 	cr_expect_leq(beyond[2], n / 200, "%ld of %ld particles beyond 1 m", beyond[2], n);
@@ -1012,16 +1023,17 @@ static void expect_same_particles(const struct west_kernel_ops *a, const struct 
 /*
  * The CPU backend's vector kernel (kernels/plume_simd.c, a particle a
  * lane) at both widths against the reference, in unstable, neutral and
- * stable air: the same bounds as the GPU (expect_same_particles).
+ * stable air, and in stripes of the three (CLASS_STRIPES): the same bounds
+ * as the GPU (expect_same_particles).
  * Skipped where it would be the reference itself (no libmvec in the
  * build, or no AVX2 or AVX-512 here).
  */
 static void simd_against_reference(int bits)
 {
-	const int classes[] = { WEST_STAB_B, WEST_STAB_D, WEST_STAB_F };
+	const int classes[] = { WEST_STAB_B, WEST_STAB_D, WEST_STAB_F, CLASS_STRIPES };
 
 	west_pot_simd_width(bits);
-	for (int c = 0; c < 3; c++) {
+	for (int c = 0; c < 4; c++) {
 		expect_same_particles(&west_kernels_cpu_ref, &west_kernels_cpu, classes[c]);
 		teardown();
 	}
