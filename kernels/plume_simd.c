@@ -187,20 +187,26 @@ PV vd vgetf(const float *p, vl i)
 #endif
 }
 
-/* Floats i and i + 1 of p in each lane, as doubles: one gather of 8 bytes
- * a lane. */
-PV void vgetf2(const float *p, vl i, vd *lo, vd *hi)
+/* Floats i and i + 1 of p as doubles in the lanes m, one gather of 8
+ * bytes a lane (the other lanes keep *lo and *hi, and read nothing). */
+PV void vgetf2m(const float *p, vl i, vl m, vd *lo, vd *hi)
 {
 #ifdef WEST_SIMD512
-	__m512i q = _mm512_i64gather_epi64((__m512i)i, (const void *)p, 4);
-	*lo = (vd)_mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(q)));
-	*hi = (vd)_mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(q, 32))));
+	__m512i q = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(),
+						_mm512_movepi64_mask((__m512i)m), (__m512i)i,
+						(const void *)p, 4);
+	vd l = (vd)_mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(q)));
+	vd h = (vd)_mm512_cvtps_pd(_mm256_castsi256_ps(_mm512_cvtepi64_epi32(_mm512_srli_epi64(q, 32))));
 #else
-	__m256i q = _mm256_i64gather_epi64((const long long *)(const void *)p, (__m256i)i, 4);
+	__m256i q = _mm256_mask_i64gather_epi64(_mm256_setzero_si256(),
+						(const long long *)(const void *)p, (__m256i)i,
+						(__m256i)m, 4);
 	__m256i e = _mm256_permutevar8x32_epi32(q, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-	*lo = (vd)_mm256_cvtps_pd(_mm_castsi128_ps(_mm256_castsi256_si128(e)));
-	*hi = (vd)_mm256_cvtps_pd(_mm_castsi128_ps(_mm256_extracti128_si256(e, 1)));
+	vd l = (vd)_mm256_cvtps_pd(_mm_castsi128_ps(_mm256_castsi256_si128(e)));
+	vd h = (vd)_mm256_cvtps_pd(_mm_castsi128_ps(_mm256_extracti128_si256(e, 1)));
 #endif
+	*lo = vsel(m, l, *lo);
+	*hi = vsel(m, h, *hi);
 }
 
 PV vd vgetd(const double *p, vl i)
@@ -418,7 +424,9 @@ struct vcorners {
 };
 
 /* west_wcomponent, lane by lane: the same corners in the same order, their
- * values gathered again only when a lane's first corner moved. */
+ * values gathered again only in the lanes whose first corner moved (a
+ * gather of all eight lanes whenever one moved took a tenth of class E's
+ * time on an EPYC: docs/benchmarks.md). */
 PV vd vcomponent(const struct west_kwind *k, const float *val, int c, const struct vwhere *wh,
 		 struct vcorners *cc)
 {
@@ -434,7 +442,8 @@ PV vd vcomponent(const struct west_kwind *k, const float *val, int c, const stru
 	vd sum = vsp(0.0), wsum = vsp(0.0);
 	vl base = px * (jy[0] + py * kz[0]) + ix[0];
 
-	if (vany(base != cc->base)) {
+	vl moved = base != cc->base;
+	if (vany(moved)) {
 		/* ix[1] is ix[0] + 1 but where x has one position (then the same) */
 		int pairs = c == 0 || k->nx >= 2;
 		for (int b = 0; b < 2; b++)
@@ -442,8 +451,8 @@ PV vd vcomponent(const struct west_kwind *k, const float *val, int c, const stru
 				vl at = px * (jy[a] + py * kz[b]) + ix[0];
 				vd *t = &cc->t[4 * b + 2 * a], *v = &cc->v[4 * b + 2 * a];
 				if (pairs) {
-					vgetf2(tr, at, &t[0], &t[1]);
-					vgetf2(val, at, &v[0], &v[1]);
+					vgetf2m(tr, at, moved, &t[0], &t[1]);
+					vgetf2m(val, at, moved, &v[0], &v[1]);
 				} else {
 					t[0] = t[1] = vgetf(tr, at);
 					v[0] = v[1] = vgetf(val, at);
