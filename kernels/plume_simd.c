@@ -680,6 +680,7 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	vl below = zagl <= L->c.hmix;
 	struct vprof pr, pm;
 
+	vnormals(k->seed, L->p, L->n, g);   /* first: its work overlaps the rest */
 	vprofile(k, &L->c, zagl, act, 0, &pr);
 	vwind(k, L->x, L->y, L->z, zagl, &L->c, act, L->wc, um);
 	for (int i = 0; i < 3; i++)
@@ -695,7 +696,6 @@ PV vl vstep(const struct west_kplume *k, const struct west_kparticles *ks, doubl
 	vd zm = vfabs(zagl + 0.5 * (um[2] + up[2]) * dt);
 	zm = vsel(below & (zm > L->c.hmix), vmax(2.0 * L->c.hmix - zm, vsp(0.0)), zm);
 	vprofile(k, &L->c, zm, act, 1, &pm);
-	vnormals(k->seed, L->p, L->n, g);
 	for (int i = 0; i < 3; i++)
 		nu[i] = L->u[i];
 	vlangevin(&pr, pm.tl, dt, g, nu);
