@@ -14,10 +14,10 @@
  * no AVX2, the reference runs.
  *
  * How the lanes stay busy: each thread takes particles from a shared
- * counter a few at a time and keeps its lanes full, a lane that ends its
- * particle (its time at t_end or later, or out of the domain) taking the
- * next at once, so the lanes of a vector need not take the same number of
- * steps.  A lane
+ * counter 64 at a time (PLUME_TAKE) and keeps its lanes full, a lane
+ * that ends its particle (its time at t_end or later, or out of the
+ * domain) taking the next at once, so the lanes of a vector need not
+ * take the same number of steps.  A lane
  * begins and ends its particle with plume_util.h's own scalar code
  * (release or reload, the sampling of its runs, the store); the steps in
  * between are west_plume_step's, a vector of particles at a time.  The
