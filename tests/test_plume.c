@@ -919,15 +919,15 @@ Test(plume, cuda_chunks_change_nothing)
 
 /* ---- other kernels against the reference ---------------------------------------------- */
 
-/* The release run twice (hill(cls), n particles, 600 s): on a into res
- * with the positions in pa (and its order, when not NULL), on b into *rb
- * with them in pb. */
-/* CLASS_STRIPES for expect_same_particles' class: the hill's columns in
- * stripes of B, D and F three columns wide across the wind (x), so that
- * the particles of one vector are in unstable, neutral and stable air at
+/* CLASS_STRIPES for run_pair's class: the hill's columns in stripes of
+ * B, D and F three columns wide across the wind (x), so that the
+ * particles of one vector are in unstable, neutral and stable air at
  * once (the CPU's vectors take each regime where some lane is in it). */
 #define CLASS_STRIPES (-1)
 
+/* The release run twice (hill(cls), n particles, 600 s): on a into res
+ * with the positions in pa (and its order, when not NULL), on b into *rb
+ * with them in pb. */
 static void run_pair(const struct west_kernel_ops *a, const struct west_kernel_ops *b, int cls,
 		     long n, double *pa, double *pb, struct west_plume_result *rb, unsigned *order)
 {
