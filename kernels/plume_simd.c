@@ -308,8 +308,8 @@ struct vcol {
 	vd ground, hmix, zlow, pexp, ustar, wstar, inv_l;
 };
 
-/* west_plume_profile, lane by lane; a regime is computed only where an
- * active lane (act) is in it.  With scales_only, only the time scales are
+/* west_plume_profile, lane by lane (act has a lane: vstep's); a regime is
+ * computed only where an active lane (act) is in it.  With scales_only, only the time scales are
  * finished (of the midpoint, west_plume_step takes no more). */
 PV void vprofile(const struct west_kplume *k, const struct vcol *c, vd z_agl, vl act,
 		 int scales_only, struct vprof *o)
@@ -343,10 +343,7 @@ PV void vprofile(const struct west_kplume *k, const struct vcol *c, vd z_agl, vl
 			vstable(c->ustar, h, z, taken ? &r : o);
 			if (taken)
 				vblend(stable, &r, o);
-			taken = 1;
 		}
-		if (!taken)   /* no active lane (never called so) */
-			memset(o, 0, sizeof *o);
 	}
 	for (int i = 0; i < 3; i++) {
 		o->tl[i] = vmax(o->tl[i], vsp(WEST_PLUME_TL_MIN));
