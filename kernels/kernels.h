@@ -31,6 +31,7 @@
 #define WEST_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "status.h"
 
@@ -229,7 +230,9 @@ enum west_status west_divremoval_cpu(const struct west_kgrid *g,
  * bit WEST_PF_CUT set when a side face is open by a fraction, a cut cell)
  * and the conductance of a wholly open face by level k (kf[6 k + f]); a
  * cut cell's side faces take kf times their transparency, read from the
- * grid's tx and ty.  Coarser levels keep six conductances per cell
+ * grid's tx and ty (the CPU's vector kernels read them from the cut
+ * table, cutrow and tcut below, where they lie in the order the passes
+ * take them).  Coarser levels keep six conductances per cell
  * (g[f * 2 ncol + slot]).
  */
 enum { WEST_PF_W, WEST_PF_E, WEST_PF_S, WEST_PF_N, WEST_PF_B, WEST_PF_T, WEST_PF_CUT };
@@ -245,6 +248,14 @@ struct west_plevel {
 	const float *tx, *ty;       /* level 0: the grid's x- and y-face
 				       transparencies (grid.h layouts), read
 				       for cut cells; not in the block */
+	/* level 0 on the CPU, or NULL (west_mg_cuts_cpu, multigrid.h's
+	 * west_mg_cuts_on; not in the block): each row's first cut cell
+	 * (row = slot / hx), and the side faces' transparencies of the cut
+	 * cells in slot order, face f (W, E, S, N) of cut cell n at
+	 * tcut[f * cutstride + n] */
+	const uint32_t *cutrow;
+	const float *tcut;
+	size_t cutstride;
 	const float *g;             /* coarser levels: 6 * 2 * ncol conductances (m) */
 	float *e, *b;               /* 2 * ncol: correction (m^2/s), right-hand side */
 	size_t jlo, jhi;            /* rows at the bottom, at the top, that are
@@ -365,6 +376,19 @@ struct west_mgeom {
  * tx, ty, tz: bit f when face f is open, WEST_PF_CUT when a side face is
  * open by a fraction. */
 enum west_status west_mg_codes_cpu(const struct west_kgrid *g, const struct west_plevel *l0);
+
+/*
+ * Level 0's cut table (struct west_plevel's cutrow, tcut; its cut cells:
+ * code bit WEST_PF_CUT).  With tcut NULL, cutrow[r] = the cut cells of the
+ * rows before row r (r = slot / hx, the rows of colour 0 then 1, each k
+ * then j), r = 0 .. 2 ny nz (the last: all of them); then with tcut
+ * (stride at least that), the W, E, S and N faces' transparencies (tx,
+ * ty) of each cut cell in slot order, face f's of cut cell n at
+ * tcut[f * stride + n].  The CPU's only: its vector kernels read a cut
+ * cell's faces from there, in the order they pass them.
+ */
+enum west_status west_mg_cuts_cpu(const struct west_plevel *l0, uint32_t *cutrow,
+				  float *tcut, size_t stride);
 
 /* The conductances g of every cell of level cl (geometry ac) from the
  * level below, fl (geometry af, its fx, fy, fz). */

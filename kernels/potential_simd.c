@@ -15,8 +15,12 @@
  * neighbours with plain vector loads, and each lane evaluates the
  * reference's per-cell body (potential_util.h) in the same order: the
  * conductances from the face code (a cut cell's side faces times their
- * transparencies, every other lane's times 1, which keeps every bit),
- * sum = ((0 + G_W nb_W) + G_E nb_E) + ..., diag = ((G_W + G_E) + G_S) +
+ * transparencies, every other lane's times 1, which keeps every bit; the
+ * transparencies from level 0's cut table, where a row's cut cells' lie
+ * one after the other, so a group expands its cut lanes' from the next
+ * few entries: reading them from the grid's tx and ty, lines a row apart
+ * that no prefetcher follows, cost R64's pass on 2 cores a sixth of its
+ * speed: docs/benchmarks.md), sum = ((0 + G_W nb_W) + G_E nb_E) + ..., diag = ((G_W + G_E) + G_S) +
  * ..., then the update.  GCC's and clang's vector extensions do IEEE
  * binary32 per lane, and with -ffp-contract=off nothing is fused, so each
  * lane gives the reference's bits.  The reference's scalar body takes the
@@ -29,7 +33,7 @@
  *
  * On x86-64 the vector code is built for AVX2 and for AVX-512 and runs on
  * processors that have them (__builtin_cpu_supports; AVX-512 first);
- * others run the references.  Elsewhere the vectors map to what the
+ * others run the references, as does a level 0 without its cut table.  Elsewhere the vectors map to what the
  * target has.  Rows run in parallel as in the references, over the same
  * rows (a view's own rows where the reference takes only those:
  * kernels.h).
@@ -121,9 +125,6 @@ INLINE vf west_pdiag_v(const vf g[6])
 	return ((((g[0] + g[1]) + g[2]) + g[3]) + g[4]) + g[5];
 }
 
-/* Rows ahead whose cut groups' transparencies a group fetches (row_conds). */
-#define CUT_AHEAD 2
-
 /* One row (j, k) of colour c of level l, read from x (the colour's cells
  * and the other colour's): the offsets of its neighbours' rows. */
 struct row {
@@ -140,10 +141,9 @@ struct row {
 	vf kf[6];             /* level 0: a whole face's conductance at level k */
 	size_t t_lo, t_hi;    /* cells t_lo <= t < t_hi have west and east neighbours */
 	size_t n;             /* cells of the colour in the row */
-	/* level 0: the row CUT_AHEAD rows on in the passes' order (j, then
-	 * k, over the level's own rows), whose cut groups' reads a group
-	 * fetches (row_conds); an = 0 past the last row */
-	size_t aj, ak, ai0, as0, an;
+	/* level 0: the cut table's entry (kernels.h, cutrow, tcut) of the
+	 * first cut cell at or after cell ct of the row (row_conds) */
+	size_t cn, ct;
 };
 
 INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x, int c,
@@ -164,25 +164,21 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 		for (int q = 0; q < VL; q++)
 			r->keep[d][q] = has[d] ? -1 : 0;
 	}
+	r->cn = l->code ? l->cutrow[r->s0 / l->hx] : 0, r->ct = 0;
 	if (l->code)
 		for (int f = 0; f < 6; f++)
 			r->kf[f] = vsplat(l->kf[6 * k + (size_t)f]);
-	r->an = 0;
-	if (l->code) {
-		size_t top = l->ny - l->jhi;
-		r->aj = j + CUT_AHEAD, r->ak = k;
-		if (r->aj >= top)
-			r->aj += l->jlo - top, r->ak++;
-		if (r->ak < l->nz && r->aj < top) {
-			r->ai0 = (r->aj + r->ak + (size_t)c) & 1;
-			r->an = (l->nx - r->ai0 + 1) / 2;
-			r->as0 = (size_t)c * l->ncol + l->hx * (r->aj + l->ny * r->ak);
-		}
-	}
 	r->t_lo = r->i0 == 0;                                   /* i = 0: no west cell */
 	r->t_hi = r->n > 0 && 2 * (r->n - 1) + r->i0 + 1 == l->nx ? r->n - 1 : r->n;
 	if (r->t_hi < r->t_lo)
 		r->t_hi = r->t_lo;
+}
+
+/* The kernels below run on level l: no face codes, or codes and their cut
+ * table (else the references run). */
+static int has_table(const struct west_plevel *l)
+{
+	return !l->code || l->cutrow;
 }
 
 /* Some lane of the codes' bytes (loadb) is a cut cell's. */
@@ -191,42 +187,46 @@ INLINE int any_cut(vbytes bytes)
 	return (bytes & (VBYTES_ONES << WEST_PF_CUT)) != 0;
 }
 
-/* Where the cut lanes of the group at t read their side faces'
- * transparencies, 2 VL floats from each start: the x-faces of their row
- * (lane q's west face at 2q, east at 2q + 1), and the y-faces of the row
- * (south, at 2q) and of the row north of it (north). */
-INLINE void cut_reads(const struct west_plevel *l, size_t i0, size_t j, size_t k, size_t t,
-		      const float *rd[3])
+/* Bit q set when lane q's code is a cut cell's. */
+INLINE unsigned cut_bits(vu code)
 {
-	size_t i = 2 * t + i0;
-
-	rd[0] = l->tx + west_kx(l->nx, l->ny, i, j, k);
-	rd[1] = l->ty + west_ky(l->nx, l->ny, i, j, k);
-	rd[2] = rd[1] + l->nx;
+#if defined(__x86_64__) && VL == 16
+	return _mm512_test_epi32_mask((__m512i)code, _mm512_set1_epi32(1 << WEST_PF_CUT));
+#elif defined(__x86_64__)
+	return (unsigned)_mm256_movemask_ps((__m256)(code << (31 - WEST_PF_CUT)));
+#else
+	unsigned m = 0;
+	for (int q = 0; q < VL; q++)
+		m |= (code[q] >> WEST_PF_CUT & 1) << q;
+	return m;
+#endif
 }
 
-/* The reads of group t of the row CUT_AHEAD rows on, their cache lines
- * fetched (a prefetch changes no value): every line a read touches holds
- * its start, a point a line (16 floats) on, or its last float. */
-INLINE void row_cut_prefetch(const struct row *r, size_t t)
+/* The lanes of bits (cut_bits) take p[0], p[1], ... in lane order, the
+ * others 1. */
+INLINE vf cut_lanes(const float *p, unsigned bits)
 {
-	const float *rd[3];
-
-	cut_reads(r->l, r->ai0, r->aj, r->ak, t, rd);
-	for (int a = 0; a < 3; a++) {
-		for (int q = 0; q < 2 * VL; q += 16)
-			__builtin_prefetch(rd[a] + q);
-		__builtin_prefetch(rd[a] + 2 * VL - 1);
-	}
+#if defined(__x86_64__) && VL == 16
+	return (vf)_mm512_mask_expandloadu_ps(_mm512_set1_ps(1.0f), (__mmask16)bits, p);
+#else
+	vf m = vsplat(1.0f);
+	for (int n = 0; bits; bits &= bits - 1)
+		m[__builtin_ctz(bits)] = p[n++];
+	return m;
+#endif
 }
 
 /*
  * Cells t .. t + VL - 1 of row r: the sums and diagonals of the reference's
  * west_pcell.  A cut cell's side conductances are multiplied by their
  * faces' transparencies as west_pcut does, every other lane's by 1 (which
- * keeps every bit).
+ * keeps every bit).  The transparencies come from the cut table, whose
+ * entries for the row's cut cells lie in the order of the cells: the
+ * group's are the next ones from r->cn, counted from cell r->ct (the end
+ * of the last group; a group overlapping the one before it, or starting
+ * after the reference's first cell, counts back or on first).
  */
-INLINE void row_conds(const struct row *r, size_t t, vf g[6])
+INLINE void row_conds(struct row *r, size_t t, vf g[6])
 {
 	const struct west_plevel *l = r->l;
 	size_t s = r->s0 + t;
@@ -234,29 +234,25 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 	if (l->code) {
 		vbytes bytes = loadb(l->code + s);
 		vu code = lane_codes(bytes);
-		/* A cut group's TX and TY reads missed the cache (a tenth of
-		 * level 0's groups at R64 took a quarter of a colour pass's
-		 * time: docs/benchmarks.md), so the same group CUT_AHEAD rows
-		 * on has its lines fetched now (a row on, and not groups on in
-		 * the row: a row crosses the terrain's contours in few places,
-		 * its cut groups seldom have one before them). */
-		if (t + VL <= r->an && any_cut(loadb(l->code + r->as0 + t)))
-			row_cut_prefetch(r, t);
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)   /* bit f to every bit of the lane */
 			g[f] = (vf)(((vi)(code << (31 - f)) >> 31) & (vi)r->kf[f]);
+		if (r->ct != t) {
+			const unsigned char *cr = l->code + r->s0;
+			for (; r->ct < t; r->ct++)
+				r->cn += cr[r->ct] >> WEST_PF_CUT & 1;
+			while (r->ct > t)
+				r->cn -= cr[--r->ct] >> WEST_PF_CUT & 1;
+		}
 		if (any_cut(bytes)) {
-			const float *rd[3];
-			vi cut = (vi)(code << (31 - WEST_PF_CUT)) >> 31;
-			vf one = vsplat(1.0f), m[4];
-
-			cut_reads(l, r->i0, r->j, r->k, t, rd);
-			m[WEST_PF_W] = vevens(rd[0]), m[WEST_PF_E] = vodds(rd[0]);
-			m[WEST_PF_S] = vevens(rd[1]), m[WEST_PF_N] = vevens(rd[2]);
+			unsigned bits = cut_bits(code);
+			const float *p = l->tcut + r->cn;
 			_Pragma("GCC unroll 4")
 			for (int f = 0; f < 4; f++)
-				g[f] *= vselect(cut, m[f], one);
+				g[f] *= cut_lanes(p + (size_t)f * l->cutstride, bits);
+			r->cn += (size_t)__builtin_popcount(bits);
 		}
+		r->ct = t + VL;
 	} else {
 		WEST_UNROLL6
 		for (int f = 0; f < 6; f++)
@@ -264,7 +260,7 @@ INLINE void row_conds(const struct row *r, size_t t, vf g[6])
 	}
 }
 
-INLINE void row_sums(const struct row *r, size_t t, vf *sum, vf *diag)
+INLINE void row_sums(struct row *r, size_t t, vf *sum, vf *diag)
 {
 	vf g[6], nb[6], zero = vsplat(0.0f);
 
@@ -327,7 +323,7 @@ enum west_status SIMD(west_pot_smooth)(const struct west_plevel *l, float omega,
 	long rows = (long)(own * l->nz);
 
 	WIDE(west_pot_smooth_simd512(l, omega, colour));
-	if (!VEC_OK())
+	if (!VEC_OK() || !has_table(l))
 		return west_pot_smooth_cpu(l, omega, colour);
 
 	#pragma omp parallel for schedule(static, plane_share(own)) if (PAR(l))
@@ -376,7 +372,7 @@ enum west_status SIMD(west_pot_smooth0)(const struct west_plevel *l, float omega
 	long rows = (long)(l->ny * l->nz);
 
 	WIDE(west_pot_smooth0_simd512(l, omega, colour));
-	if (!VEC_OK())
+	if (!VEC_OK() || !has_table(l))
 		return west_pot_smooth0_cpu(l, omega, colour);
 
 	#pragma omp parallel for schedule(static) if (PAR(l))
@@ -410,7 +406,7 @@ enum west_status SIMD(west_pot_matvec)(const struct west_plevel *l, const float 
 	long rows = (long)(own * l->nz);
 
 	WIDE(west_pot_matvec_simd512(l, x, y));
-	if (!VEC_OK())
+	if (!VEC_OK() || !has_table(l))
 		return west_pot_matvec_cpu(l, x, y);
 
 	#pragma omp parallel for schedule(static) if (PAR(l))
@@ -494,7 +490,7 @@ enum west_status SIMD(west_pot_restrict)(const struct west_plevel *fine,
 	long rows = (long)(own * coarse->nz);
 
 	WIDE(west_pot_restrict_simd512(fine, coarse));
-	if (!VEC_OK())
+	if (!VEC_OK() || !has_table(fine))
 		return west_pot_restrict_cpu(fine, coarse);
 
 	#pragma omp parallel if (PAR(fine))

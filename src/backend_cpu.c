@@ -114,6 +114,7 @@ static enum west_status cpu_release(void *p, char *err, size_t errlen)
 	.pot_zero = west_pot_zero_cpu, \
 	.mg_codes = west_mg_codes_cpu, \
 	.mg_coarse = west_mg_coarse_cpu, \
+	.mg_cuts = west_mg_cuts_cpu, \
 	.plume_advance = plume, \
 	.alloc = cpu_alloc, \
 	.upload = cpu_copy, \

@@ -87,7 +87,7 @@ typedef void (*west_progress_fn)(void *ctx, int step, const struct west_report *
  * reference, so a backend's kernel with another prototype does not
  * compile.  The driver calls every kernel slot but land and transparency
  * (steps 4 and 7 run with the terrain: grid.c, the CUDA backend's
- * upload), mg_codes and mg_coarse (the hierarchy's build:
+ * upload), mg_codes, mg_coarse and mg_cuts (the hierarchy's build:
  * west_mg_build_on) and plume_advance (release plumes: west_plume_run,
  * plume.h); tests/test_backends.c runs every slot of every built
  * backend against the CPU reference.
@@ -123,6 +123,8 @@ struct west_kernel_ops {
 	/* building the hierarchy (multigrid.c) */
 	__typeof__(west_mg_codes_cpu) *mg_codes;
 	__typeof__(west_mg_coarse_cpu) *mg_coarse;
+	/* level 0's cut table (NULL where the kernels read tx and ty: CUDA) */
+	__typeof__(west_mg_cuts_cpu) *mg_cuts;
 	/* release plumes (plume.c's driver, not the solve's); plume_order_bytes
 	 * (NULL on the CPU): the scratch of the particles' order (kernels.h,
 	 * struct west_kparticles), which the driver allocates when it is set */

@@ -129,6 +129,8 @@ void west_mg_rebase(struct west_mg *out, const struct west_mg *host, void *base)
 	}
 	MOVE(out->p, d), MOVE(out->q, d), MOVE(out->x, d);
 	out->base = base;
+	out->cut = NULL, out->cut_bytes = 0;
+	out->lv[0].cutrow = NULL, out->lv[0].tcut = NULL, out->lv[0].cutstride = 0;
 }
 
 /* -------------------------------------------------------------- fill */
@@ -282,12 +284,53 @@ static enum west_status place(const struct west_kernel_ops *ops, struct west_mg 
 	if (kg)
 		mg->lv[0].tx = kg->tx, mg->lv[0].ty = kg->ty;
 	if (!(st = ops->fill(block, 0, mg->bytes, err, errlen)) &&
-	    !(st = first ? first(ctx, &mg->lv[0], err, errlen) : WEST_OK))
-		st = fill(ops, mg, gm, kg, eta, err, errlen);
+	    !(st = first ? first(ctx, &mg->lv[0], err, errlen) : WEST_OK) &&
+	    !(st = fill(ops, mg, gm, kg, eta, err, errlen)) && kg)
+		st = west_mg_cuts_on(ops, mg, err, errlen);
 	if (st) {
 		char ignore[WEST_ERRLEN];
 		ops->free(block, ignore, sizeof ignore);
 	}
+	return st;
+}
+
+enum west_status west_mg_cuts_on(const struct west_kernel_ops *ops, struct west_mg *mg,
+				 char *err, size_t errlen)
+{
+	struct west_plevel *l = &mg->lv[0];
+	size_t rows = 2 * l->ny * l->nz, head = (rows + 1) * sizeof(uint32_t), n;
+	uint32_t *count;
+	void *block;
+	enum west_status st;
+
+	if (!ops->mg_cuts)
+		return WEST_OK;
+	if (2 * l->ncol > UINT32_MAX)
+		return west_fail(err, errlen, WEST_ERR_INVALID,
+				 "multigrid: %zu cells, too many for the cut table", 2 * l->ncol);
+	if (!(count = malloc(head)))
+		return west_fail(err, errlen, WEST_ERR_NOMEM, "multigrid: out of memory");
+	if ((st = ops->mg_cuts(l, count, NULL, 0))) {
+		free(count);
+		return st;
+	}
+	n = count[rows];
+	head = (head + 63) & ~(size_t)63;
+	if ((st = ops->alloc(&block, head + 4 * n * sizeof(float), err, errlen))) {
+		free(count);
+		snprintf(err, errlen, "multigrid: no memory for the cut table (%zu cells)", n);
+		return st;
+	}
+	memcpy(block, count, (rows + 1) * sizeof *count);
+	free(count);
+	if (!(st = ops->mg_cuts(l, block, (float *)((char *)block + head), n))) {
+		mg->cut = block, mg->cut_bytes = head + 4 * n * sizeof(float);
+		l->cutrow = block, l->tcut = (const float *)((char *)block + head);
+		l->cutstride = n;
+		return WEST_OK;
+	}
+	char ignore[WEST_ERRLEN];
+	ops->free(block, ignore, sizeof ignore);
 	return st;
 }
 
@@ -374,6 +417,7 @@ enum west_status west_mg_build(struct west_mg *mg, const struct west_grid *g,
 void west_mg_free(struct west_mg *mg)
 {
 	free(mg->base);
+	free(mg->cut);
 	memset(mg, 0, sizeof *mg);
 }
 

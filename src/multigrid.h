@@ -28,7 +28,8 @@
  *
  * All arrays of a hierarchy live in one block of memory (`base`, `bytes`),
  * so a backend copies it to its device with one copy and rebases the
- * pointers (west_mg_rebase).
+ * pointers (west_mg_rebase); but for level 0's cut table, which only the
+ * CPU's vector kernels read, in a block of its own (`cut`).
  */
 #ifndef WEST_MULTIGRID_H
 #define WEST_MULTIGRID_H
@@ -53,6 +54,8 @@ struct west_mg {
 	double eta;            /* the eta its z conductances were built with */
 	void *base;            /* the block holding every array */
 	size_t bytes;
+	void *cut;             /* level 0's cut table (west_mg_cuts_on), or NULL */
+	size_t cut_bytes;
 };
 
 /*
@@ -71,11 +74,23 @@ struct west_kernel_ops;
  * level 0's kf and vol uploaded, and the rest computed there by
  * ops->mg_codes and ops->mg_coarse from kg's transparencies (kg: g's
  * kernel view with its arrays in that memory; level 0's tx and ty point
- * at kg's).  The result is west_mg_build's byte for byte.
+ * at kg's).  The result is west_mg_build's byte for byte.  Level 0's cut
+ * table too, where ops has one (west_mg_cuts_on).
  */
 enum west_status west_mg_build_on(const struct west_kernel_ops *ops, struct west_mg *mg,
 				  const struct west_grid *g, const struct west_kgrid *kg,
 				  double eta, char *err, size_t errlen);
+
+/*
+ * Level 0's cut table (kernels.h, west_mg_cuts_cpu) in a block of ops's
+ * memory of its own (mg->cut; level 0's cutrow and tcut into it), where
+ * ops has mg_cuts (the CPU, whose vector kernels read it); nothing
+ * elsewhere.  Level 0's codes, tx and ty must be in place, and mg have no
+ * table yet.  Free it with ops->free, or west_mg_free with the host's
+ * hierarchy.
+ */
+enum west_status west_mg_cuts_on(const struct west_kernel_ops *ops, struct west_mg *mg,
+				 char *err, size_t errlen);
 
 /* The shapes of g's hierarchy for eta (levels' nx, ny, nz, fx, fy, fz,
  * ncol), no arrays: what partitions are cut by (parts.h). */
@@ -119,10 +134,11 @@ enum west_status west_mg_build_tail(const struct west_kernel_ops *ops, struct we
 /* out = host's hierarchy with its pointers moved into the block at base
  * (a copy of host->base's bytes, e.g. in device memory).  Level 0's tx and
  * ty are not in the block: the caller points them at its copy of the
- * grid's transparencies. */
+ * grid's transparencies; nor is the cut table, which out has not (build
+ * it there with west_mg_cuts_on). */
 void west_mg_rebase(struct west_mg *out, const struct west_mg *host, void *base);
 
-/* Free a host hierarchy (its block) and zero it. */
+/* Free a host hierarchy (its block and cut table) and zero it. */
 void west_mg_free(struct west_mg *mg);
 
 /* One line describing the levels ("800x800x20 400x400x20 ..."). */

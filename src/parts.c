@@ -886,6 +886,8 @@ static void free_mg(struct west_part *q)
 	char ignore[WEST_ERRLEN];
 	if (q->mg.base)
 		q->ops->free(q->mg.base, ignore, sizeof ignore);
+	if (q->mg.cut)
+		q->ops->free(q->mg.cut, ignore, sizeof ignore);
 	memset(&q->mg, 0, sizeof q->mg);
 	q->wk.mg = NULL;
 }
@@ -937,7 +939,7 @@ size_t west_parts_bytes(const struct west_parts *ps, int dev)
 	size_t bytes = 0;
 	for (const struct west_part *q = ps->part; q < ps->part + ps->n; q++)
 		if (mine(ps, q) && (dev == WEST_PARTS_ALL || q->dev == dev))
-			bytes += q->bytes + q->mg.bytes;
+			bytes += q->bytes + q->mg.bytes + q->mg.cut_bytes;
 	if (ps->tail && (dev == WEST_PARTS_ALL || ps->part[0].dev == dev))
 		bytes += ps->tail->part[0].mg.bytes;
 	return bytes;

@@ -485,13 +485,23 @@ static const struct west_kstation *be_stations(const struct tcase *c)
 }
 
 /* The hierarchy in the backend's memory: the host block in one upload,
- * level 0's tx and ty (not in the block) at dk's. */
+ * level 0's tx and ty (not in the block) at dk's, and its cut table (not
+ * in the block either) built there by the backend's mg_cuts where it has
+ * one (the CPU's vector kernels read it; without it they would run the
+ * references). */
 static struct west_mg be_hierarchy(const struct tcase *c, const struct west_kgrid *dk)
 {
 	struct west_mg d;
+	char err[WEST_ERRLEN] = "";
 
 	west_mg_rebase(&d, &c->h, be_upload(c->h.base, c->h.bytes));
 	d.lv[0].tx = dk->tx, d.lv[0].ty = dk->ty;
+	launched("mg_cuts", west_mg_cuts_on(be.k, &d, err, sizeof err));
+	if (d.cut) {
+		cr_assert_lt(be.n, sizeof be.p / sizeof be.p[0], "backend pool full");
+		be.p[be.n++] = d.cut;   /* freed with the case's */
+	}
+	cr_assert(!be.k->mg_cuts || d.lv[0].cutrow, "%s: level 0's cut table", context);
 	return d;
 }
 
@@ -1184,6 +1194,10 @@ static void check_mg_build(struct tcase *c)
 				       h.bytes, where);
 		}
 	cr_assert_eq(be.k->free(d.base, err, sizeof err), WEST_OK, "%s", err);
+	cr_assert(!d.cut == !be.k->mg_cuts, "%s: a cut table where the backend has one",
+		  context);
+	if (d.cut)
+		cr_assert_eq(be.k->free(d.cut, err, sizeof err), WEST_OK, "%s", err);
 	west_mg_free(&h);
 }
 

@@ -37,7 +37,10 @@
  *    of grids whose rows are shorter and longer than a vector, with cut
  *    cells and staircase faces, with AVX2's 8 lanes and AVX-512's 16
  *    (where the processor has them); whole solves with them and with
- *    WEST_CPU_KERNELS=reference give the same field bit for bit.
+ *    WEST_CPU_KERNELS=reference give the same field bit for bit.  Level
+ *    0's cut table, which they read for cut cells, lists each cut cell's
+ *    side transparencies in slot order (its layout, kernels.h), and a
+ *    level without it runs the references.
  *  - views (kernels.h: a level's own rows jlo <= j < ny - jhi): the
  *    right-hand side, colour pass, operator and restriction, references
  *    and vectorized (both widths), on own rows only: there the whole level's run's bits,
@@ -1618,6 +1621,8 @@ static void expect_smooth0(const struct west_plevel *l0, float omega, int colour
 
 static void expect_simd(const struct west_mg *mg, const struct west_grid *g, const char *what)
 {
+	/* without it the vector kernels would run the references */
+	cr_assert(mg->lv[0].cutrow, "%s: level 0's cut table", what);
 	expect_simd_apply(g, &mg->lv[0], what);
 	for (int L = 0; L < mg->nlevels; L++) {
 		const struct west_plevel *l = &mg->lv[L];
@@ -1734,6 +1739,59 @@ static int width_runs(int bits)
 	(void)bits;
 	return 1;
 #endif
+}
+
+/* Level 0's cut table (kernels.h: cutrow, tcut) read through its
+ * documented layout: the slots in order, each row's first entry the count
+ * of cut cells before it, and each cut cell's W, E, S and N
+ * transparencies the grid's, in that order.  A level with codes and no
+ * table passes through the references: the vector colour pass gives their
+ * bits with cutrow NULL. */
+Test(simd, cut_table_lists_each_cut_cells_side_faces)
+{
+	struct west_grid g;
+	struct west_mg mg;
+	const struct west_plevel *l;
+	size_t n = 0;
+
+	hill_stretched(&g);
+	build(&mg, &g, 0.5);
+	l = &mg.lv[0];
+	cr_assert(l->cutrow && l->tcut && mg.cut);
+	for (size_t s = 0; s < 2 * l->ncol; s++) {
+		size_t c = s / l->ncol, t = s % l->hx, row = s % l->ncol / l->hx;
+		size_t j = row % l->ny, k = row / l->ny, i = 2 * t + ((j + k + c) & 1);
+		if (t == 0)
+			cr_assert_eq(l->cutrow[s / l->hx], n, "row %zu: first cut cell %u, %zu before",
+				     s / l->hx, l->cutrow[s / l->hx], n);
+		if (!(l->code[s] >> WEST_PF_CUT & 1))
+			continue;
+		cr_assert_lt(i, l->nx, "slot %zu: a cut padding slot", s);
+		for (int f = 0; f < 4; f++)
+			cr_assert_eq(l->tcut[(size_t)f * l->cutstride + n],
+				     transparency(&g, i, j, k, f), "cell (%zu, %zu, %zu) face %d: %g, T %g",
+				     i, j, k, f, (double)l->tcut[(size_t)f * l->cutstride + n],
+				     (double)transparency(&g, i, j, k, f));
+		n++;
+	}
+	cr_assert_eq(l->cutrow[2 * l->ny * l->nz], n);
+	cr_assert(n > 0 && l->cutstride >= n, "%zu cut cells, stride %zu", n, l->cutstride);
+
+	struct west_plevel bare = *l;
+	size_t at, cells = 2 * l->ncol;
+	float *e0, *ref;
+	bare.cutrow = NULL, bare.tcut = NULL;
+	random_eb(&bare, 7);
+	e0 = dup(bare.e, cells);
+	cr_assert_eq(west_pot_smooth_cpu(&bare, 1.6f, 0), WEST_OK);
+	ref = dup(bare.e, cells);
+	memcpy(bare.e, e0, cells * sizeof *e0);
+	cr_assert_eq(west_pot_smooth_simd(&bare, 1.6f, 0), WEST_OK);
+	cr_assert(same_bits(bare.e, ref, cells, &at), "no table: slot %zu", at);
+	free(e0);
+	free(ref);
+	west_mg_free(&mg);
+	west_grid_free(&g);
 }
 
 Test(simd, same_bits_as_the_references)
