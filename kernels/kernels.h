@@ -31,7 +31,6 @@
 #define WEST_KERNELS_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "status.h"
 
@@ -253,7 +252,7 @@ struct west_plevel {
 	 * (row = slot / hx), and the side faces' transparencies of the cut
 	 * cells in slot order, face f (W, E, S, N) of cut cell n at
 	 * tcut[f * cutstride + n] */
-	const uint32_t *cutrow;
+	const size_t *cutrow;
 	const float *tcut;
 	size_t cutstride;
 	const float *g;             /* coarser levels: 6 * 2 * ncol conductances (m) */
@@ -387,7 +386,7 @@ enum west_status west_mg_codes_cpu(const struct west_kgrid *g, const struct west
  * tcut[f * stride + n].  The CPU's only: its vector kernels read a cut
  * cell's faces from there, in the order they pass them.
  */
-enum west_status west_mg_cuts_cpu(const struct west_plevel *l0, uint32_t *cutrow,
+enum west_status west_mg_cuts_cpu(const struct west_plevel *l0, size_t *cutrow,
 				  float *tcut, size_t stride);
 
 /* The conductances g of every cell of level cl (geometry ac) from the

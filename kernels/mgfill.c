@@ -19,7 +19,7 @@ enum west_status west_mg_codes_cpu(const struct west_kgrid *g, const struct west
 	return WEST_OK;
 }
 
-enum west_status west_mg_cuts_cpu(const struct west_plevel *l0, uint32_t *cutrow,
+enum west_status west_mg_cuts_cpu(const struct west_plevel *l0, size_t *cutrow,
 				  float *tcut, size_t stride)
 {
 	long rows = (long)(2 * l0->ny * l0->nz);
@@ -27,7 +27,7 @@ enum west_status west_mg_cuts_cpu(const struct west_plevel *l0, uint32_t *cutrow
 	if (!tcut) {   /* each row's count, then the sums before each row */
 		#pragma omp parallel for schedule(static)
 		for (long r = 0; r < rows; r++) {
-			uint32_t n = 0;
+			size_t n = 0;
 			for (size_t t = 0; t < l0->hx; t++)
 				n += l0->code[(size_t)r * l0->hx + t] >> WEST_PF_CUT & 1;
 			cutrow[r + 1] = n;
@@ -41,7 +41,7 @@ enum west_status west_mg_cuts_cpu(const struct west_plevel *l0, uint32_t *cutrow
 	for (long r = 0; r < rows; r++) {
 		size_t c = (size_t)r / (l0->ny * l0->nz), row = (size_t)r % (l0->ny * l0->nz);
 		size_t j = row % l0->ny, k = row / l0->ny, i0 = (j + k + c) & 1;
-		uint32_t n = cutrow[r];
+		size_t n = cutrow[r];
 		for (size_t t = 0; t < l0->hx; t++) {
 			if (!(l0->code[(size_t)r * l0->hx + t] >> WEST_PF_CUT & 1))
 				continue;

@@ -298,16 +298,13 @@ enum west_status west_mg_cuts_on(const struct west_kernel_ops *ops, struct west_
 				 char *err, size_t errlen)
 {
 	struct west_plevel *l = &mg->lv[0];
-	size_t rows = 2 * l->ny * l->nz, head = (rows + 1) * sizeof(uint32_t), n;
-	uint32_t *count;
+	size_t rows = 2 * l->ny * l->nz, head = (rows + 1) * sizeof(size_t), n;
+	size_t *count;
 	void *block;
 	enum west_status st;
 
 	if (!ops->mg_cuts)
 		return WEST_OK;
-	if (2 * l->ncol > UINT32_MAX)
-		return west_fail(err, errlen, WEST_ERR_INVALID,
-				 "multigrid: %zu cells, too many for the cut table", 2 * l->ncol);
 	if (!(count = malloc(head)))
 		return west_fail(err, errlen, WEST_ERR_NOMEM, "multigrid: out of memory");
 	if ((st = ops->mg_cuts(l, count, NULL, 0))) {

@@ -1762,7 +1762,7 @@ Test(simd, cut_table_lists_each_cut_cells_side_faces)
 		size_t c = s / l->ncol, t = s % l->hx, row = s % l->ncol / l->hx;
 		size_t j = row % l->ny, k = row / l->ny, i = 2 * t + ((j + k + c) & 1);
 		if (t == 0)
-			cr_assert_eq(l->cutrow[s / l->hx], n, "row %zu: first cut cell %u, %zu before",
+			cr_assert_eq(l->cutrow[s / l->hx], n, "row %zu: first cut cell %zu, %zu before",
 				     s / l->hx, l->cutrow[s / l->hx], n);
 		if (!(l->code[s] >> WEST_PF_CUT & 1))
 			continue;
