@@ -15,15 +15,16 @@
  * neighbours with plain vector loads, and each lane evaluates the
  * reference's per-cell body (potential_util.h) in the same order: the
  * conductances from the face code (a cut cell's side faces times their
- * transparencies, every other lane's times 1, which keeps every bit; the
- * transparencies from level 0's cut table, where a row's cut cells' lie
- * one after the other, so a group expands its cut lanes' from the next
- * few entries: reading them from the grid's tx and ty, lines a row apart
- * that no prefetcher follows, cost R64's pass on 2 cores a sixth of its
- * speed: docs/benchmarks.md), sum = ((0 + G_W nb_W) + G_E nb_E) + ..., diag = ((G_W + G_E) + G_S) +
- * ..., then the update.  GCC's and clang's vector extensions do IEEE
- * binary32 per lane, and with -ffp-contract=off nothing is fused, so each
- * lane gives the reference's bits.  The reference's scalar body takes the
+ * transparencies, every other lane's times 1, which keeps every bit),
+ * sum = ((0 + G_W nb_W) + G_E nb_E) + ..., diag = ((G_W + G_E) + G_S) +
+ * ..., then the update.  The transparencies come from level 0's cut
+ * table, where a row's cut cells' lie one after the other, so a group
+ * expands its cut lanes' from the next few entries (read from the grid's
+ * tx and ty, lines rows apart that no prefetcher follows, they held R64's
+ * pass on 2 cores to 1 / 1.16 of this speed: docs/benchmarks.md).
+ * GCC's and clang's vector extensions do IEEE binary32 per lane, and with
+ * -ffp-contract=off nothing is fused, so each lane gives the reference's
+ * bits.  The reference's scalar body takes the
  * first and last cell of a row when it lies on the west or east boundary,
  * and rows shorter than a vector; a row's last group overlaps the one
  * before it.  Rows on the south, north, bottom or top boundary use zeros
@@ -33,10 +34,10 @@
  *
  * On x86-64 the vector code is built for AVX2 and for AVX-512 and runs on
  * processors that have them (__builtin_cpu_supports; AVX-512 first);
- * others run the references, as does a level 0 without its cut table.  Elsewhere the vectors map to what the
- * target has.  Rows run in parallel as in the references, over the same
- * rows (a view's own rows where the reference takes only those:
- * kernels.h).
+ * others run the references, as does a level 0 without its cut table.
+ * Elsewhere the vectors map to what the target has.  Rows run in
+ * parallel as in the references, over the same rows (a view's own rows
+ * where the reference takes only those: kernels.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -129,9 +130,7 @@ INLINE vf west_pdiag_v(const vf g[6])
  * and the other colour's): the offsets of its neighbours' rows. */
 struct row {
 	const struct west_plevel *l;
-	const float *x;
-	int c;
-	size_t j, k, i0;
+	size_t i0;
 	size_t s0;            /* slot of the row's cell t = 0 */
 	const float *o;       /* the other colour's row, cell t = 0 */
 	/* the rows beside (S, N, B, T), or o itself where the domain ends,
@@ -154,7 +153,7 @@ INLINE void row_init(struct row *r, const struct west_plevel *l, const float *x,
 	int has[4] = { j > 0, j + 1 < l->ny, k > 0, k + 1 < l->nz };
 	ptrdiff_t off[4] = { -dy, dy, -dz, dz };
 
-	r->l = l, r->x = x, r->c = c, r->j = j, r->k = k;
+	r->l = l;
 	r->i0 = (j + k + (size_t)c) & 1;
 	r->n = (l->nx - r->i0 + 1) / 2;
 	r->s0 = (size_t)c * l->ncol + row;

@@ -123,7 +123,10 @@
  *    levels with too few rows for a view are passed over.
  *  - mg_build: the hierarchy built by the backend's mg_codes and mg_coarse
  *    (west_mg_build_on) is the host's build byte for byte: integer codes,
- *    and the conductances' sums in double in one order on both sides.
+ *    and the conductances' sums in double in one order on both sides; a
+ *    cut table beside it exactly where the backend has mg_cuts (its layout:
+ *    test_potential.c), which every hierarchy here is given on such a
+ *    backend, so the CPU's vector kernels run on cut cells.
  *  - memory: what goes up comes down unchanged; a fill sets every byte.
  *  - plume_advance: the particles in double through the same bodies
  *    (plume_util.h), so they differ by the last bits of the libraries'
