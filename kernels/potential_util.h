@@ -111,16 +111,22 @@ WEST_HD float west_psor(float e, float b, float sum, float diag, float omega)
 	return diag == 0.0f ? e : r;
 }
 
+/* Slot t of row (j, k) of colour c: west_pslot of cell 2 t + i0 there. */
+WEST_HD WEST_IX west_prow_slot(const struct west_plevel *l, int c, WEST_IX t, WEST_IX j,
+			       WEST_IX k)
+{
+	return (WEST_IX)c * (WEST_IX)l->ncol + t + (WEST_IX)l->hx * (j + (WEST_IX)l->ny * k);
+}
+
 /*
  * Cell i = 2 t + i0 of colour c in row (j, k) (i0 = (j + k + c) & 1): its
  * conductances and, from offsets of its row, the other colour's x at its
  * open faces' neighbours (west slot t - 1 + i0, east t + i0, the others
- * slot t of the rows beside; 0 beyond the domain).  Returns the cell's
- * slot.  Neighbours come from offsets: fewer index products than
- * west_pslot for each.
+ * slot t of the rows beside; 0 beyond the domain).  Neighbours come from
+ * offsets: fewer index products than west_pslot for each.
  */
-WEST_HD WEST_IX west_prow_gather(const struct west_plevel *l, const float *x, int c,
-				 WEST_IX t, WEST_IX j, WEST_IX k, float g[6], float nb[6])
+WEST_HD void west_prow_gather(const struct west_plevel *l, const float *x, int c, WEST_IX t,
+			      WEST_IX j, WEST_IX k, float g[6], float nb[6])
 {
 	WEST_IX hx = (WEST_IX)l->hx, ny = (WEST_IX)l->ny, ncol = (WEST_IX)l->ncol;
 	WEST_IX i0 = (j + k + (WEST_IX)c) & 1, i = 2 * t + i0;
@@ -135,7 +141,6 @@ WEST_HD WEST_IX west_prow_gather(const struct west_plevel *l, const float *x, in
 	nb[WEST_PF_B] = k > 0 ? o[-(ptrdiff_t)plane] : 0.0f;
 	nb[WEST_PF_T] = k + 1 < (WEST_IX)l->nz ? o[plane] : 0.0f;
 	west_pconds(l, s, i, j, k, g);   /* after the loads (above) */
-	return s;
 }
 
 /* SOR update of cell i = 2 t + i0 of colour c in row (j, k):
@@ -144,7 +149,7 @@ WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, WE
 			     WEST_IX j, WEST_IX k)
 {
 	float g[6], nb[6], diag, sum;
-	WEST_IX s = (WEST_IX)c * (WEST_IX)l->ncol + t + (WEST_IX)l->hx * (j + (WEST_IX)l->ny * k);
+	WEST_IX s = west_prow_slot(l, c, t, j, k);
 	float e = l->e[s], b = l->b[s];   /* first (above) */
 	west_prow_gather(l, l->e, c, t, j, k, g, nb);
 	sum = west_pcell(g, nb, &diag);
@@ -160,8 +165,7 @@ WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, WE
 WEST_HD float west_psmooth0_at(const struct west_plevel *l, float omega, int c, WEST_IX t,
 			       WEST_IX j, WEST_IX k)
 {
-	WEST_IX i = 2 * t + ((j + k + (WEST_IX)c) & 1);
-	WEST_IX s = (WEST_IX)c * (WEST_IX)l->ncol + t + (WEST_IX)l->hx * (j + (WEST_IX)l->ny * k);
+	WEST_IX i = 2 * t + ((j + k + (WEST_IX)c) & 1), s = west_prow_slot(l, c, t, j, k);
 	float g[6], b = WEST_LDG(&l->b[s]);
 	west_pconds(l, s, i, j, k, g);
 	return west_psor(0.0f, b, 0.0f, west_pdiag(g), omega);
