@@ -7,14 +7,17 @@
  * bit-identical between them (only the dot products' summation order
  * differs).
  *
- * Each body reads what it needs before it tests anything (the cell's e
- * and b, its neighbours, its code and the level's conductances) and
- * chooses after: the GPU issues a load where the code reads it, and one
- * behind a branch waits for the branch's test, so a load that follows a
- * test on another load costs a second memory latency.  Only a cut cell's
- * transparencies wait for its code (about 5 % of the cells).  At R64 on
- * an H200 this took level 0's colour pass from 0.42 to 0.55 of the copy
- * bandwidth (docs/benchmarks.md); the arithmetic is the same.
+ * The bodies that gather a cell's neighbours (the colour pass, its first
+ * pass from zero, the residual and the operator) read what they need
+ * before they test anything (the cell's e and b, its neighbours, its code
+ * and the level's conductances) and choose after: the GPU issues a load
+ * where the code reads it, and one behind a branch waits for the branch's
+ * test, so a load that follows a test on another load costs a second
+ * memory latency.  Only a cut cell's transparencies wait for its code
+ * (about 5 % of the cells).  At R64 on an H200 this took level 0's colour
+ * pass from 0.42 to 0.55 of the copy bandwidth (docs/benchmarks.md); the
+ * arithmetic is the same.  The prolongation and the residual step, which
+ * read only for open cells, gained nothing measurable so and do not.
  */
 #ifndef WEST_POTENTIAL_UTIL_H
 #define WEST_POTENTIAL_UTIL_H
@@ -119,20 +122,19 @@ WEST_HD WEST_IX west_prow_slot(const struct west_plevel *l, int c, WEST_IX t, WE
 }
 
 /*
- * Cell i = 2 t + i0 of colour c in row (j, k) (i0 = (j + k + c) & 1): its
- * conductances and, from offsets of its row, the other colour's x at its
- * open faces' neighbours (west slot t - 1 + i0, east t + i0, the others
- * slot t of the rows beside; 0 beyond the domain).  Neighbours come from
- * offsets: fewer index products than west_pslot for each.
+ * Cell i = 2 t + i0 of colour c in row (j, k) (i0 = (j + k + c) & 1), at
+ * slot s (west_prow_slot): its conductances and, from offsets of its slot,
+ * the other colour's x at its open faces' neighbours (west slot t - 1 +
+ * i0, east t + i0, the others slot t of the rows beside; 0 beyond the
+ * domain).  Neighbours come from offsets: fewer index products than
+ * west_pslot for each.
  */
 WEST_HD void west_prow_gather(const struct west_plevel *l, const float *x, int c, WEST_IX t,
-			      WEST_IX j, WEST_IX k, float g[6], float nb[6])
+			      WEST_IX j, WEST_IX k, WEST_IX s, float g[6], float nb[6])
 {
 	WEST_IX hx = (WEST_IX)l->hx, ny = (WEST_IX)l->ny, ncol = (WEST_IX)l->ncol;
-	WEST_IX i0 = (j + k + (WEST_IX)c) & 1, i = 2 * t + i0;
-	WEST_IX row = hx * (j + ny * k), plane = hx * ny;
-	WEST_IX s = (WEST_IX)c * ncol + row + t;
-	const float *o = x + ((WEST_IX)(1 - c) * ncol + row + t);
+	WEST_IX i0 = (j + k + (WEST_IX)c) & 1, i = 2 * t + i0, plane = hx * ny;
+	const float *o = x + (c ? s - ncol : s + ncol);   /* the other colour's slot t */
 
 	nb[WEST_PF_W] = i > 0 ? o[(ptrdiff_t)i0 - 1] : 0.0f;
 	nb[WEST_PF_E] = i + 1 < (WEST_IX)l->nx ? o[i0] : 0.0f;
@@ -151,7 +153,7 @@ WEST_HD void west_psmooth_at(const struct west_plevel *l, float omega, int c, WE
 	float g[6], nb[6], diag, sum;
 	WEST_IX s = west_prow_slot(l, c, t, j, k);
 	float e = l->e[s], b = l->b[s];   /* first (above) */
-	west_prow_gather(l, l->e, c, t, j, k, g, nb);
+	west_prow_gather(l, l->e, c, t, j, k, s, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	l->e[s] = west_psor(e, b, sum, diag, omega);
 }
@@ -177,7 +179,7 @@ WEST_HD float west_presid_at(const struct west_plevel *l, WEST_IX i, WEST_IX j, 
 	float g[6], nb[6], diag, sum;
 	WEST_IX s = west_pslot(l, i, j, k);
 	float b = l->b[s], e = l->e[s];   /* first (above) */
-	west_prow_gather(l, l->e, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
+	west_prow_gather(l, l->e, (int)((i + j + k) & 1), i >> 1, j, k, s, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	return b + sum - diag * e;
 }
@@ -189,7 +191,7 @@ WEST_HD void west_pmatvec_at(const struct west_plevel *l, const float *x, float 
 	float g[6], nb[6], diag, sum;
 	WEST_IX s = west_pslot(l, i, j, k);
 	float xs = x[s];   /* first (above) */
-	west_prow_gather(l, x, (int)((i + j + k) & 1), i >> 1, j, k, g, nb);
+	west_prow_gather(l, x, (int)((i + j + k) & 1), i >> 1, j, k, s, g, nb);
 	sum = west_pcell(g, nb, &diag);
 	y[s] = diag * xs - sum;
 }
@@ -215,12 +217,11 @@ WEST_HD void west_prestrict_at(const struct west_plevel *f, const struct west_pl
 WEST_HD float west_presid_step_at(const struct west_plevel *l0, float alpha, const float *q,
 				  WEST_IX s, WEST_IX k)
 {
-	float b = l0->b[s], qs = q[s], vol = l0->vol[k];   /* first (above) */
 	if (!l0->code[s])
 		return 0.0f;
-	b = b - alpha * qs;
+	float b = l0->b[s] - alpha * q[s];
 	l0->b[s] = b;
-	return fabsf(b / vol);
+	return fabsf(b / l0->vol[k]);
 }
 
 /* Whether the cell at slot s has an open face. */
@@ -239,10 +240,9 @@ WEST_HD void west_pprolong_at(const struct west_plevel *c, const struct west_ple
 			      WEST_IX i, WEST_IX j, WEST_IX k)
 {
 	WEST_IX s = west_pslot(f, i, j, k);
-	float e = f->e[s], ec = c->e[west_pslot(c, i >> (f->fx >> 1), j >> (f->fy >> 1),
-						 k >> (f->fz >> 1))];   /* i / fx, fx 1 or 2 */
 	if (west_popen(f, s))
-		f->e[s] = e + ec;
+		f->e[s] += c->e[west_pslot(c, i >> (f->fx >> 1), j >> (f->fy >> 1),
+					     k >> (f->fz >> 1))];   /* i / fx, fx 1 or 2 */
 }
 
 /*
